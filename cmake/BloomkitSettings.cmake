@@ -1,0 +1,25 @@
+include(GNUInstallDirs)
+# Warnings and sanitizers travel through INTERFACE targets, never through CMAKE_CXX_FLAGS.
+add_library(bloomkit_warnings INTERFACE)
+target_compile_options(bloomkit_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wnon-virtual-dtor
+  -Wold-style-cast -Wcast-align -Woverloaded-virtual -Wnull-dereference -Wimplicit-fallthrough
+  $<$<BOOL:${BLOOMKIT_WERROR}>:-Werror>)
+
+add_library(bloomkit_sanitizers INTERFACE)
+if(BLOOMKIT_SANITIZE)
+  target_compile_options(bloomkit_sanitizers INTERFACE
+    -fsanitize=${BLOOMKIT_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  target_link_options(bloomkit_sanitizers INTERFACE -fsanitize=${BLOOMKIT_SANITIZE})
+endif()
+
+find_package(PkgConfig REQUIRED)
+# xxHash is used header-only (XXH_INLINE_ALL) so the hash inlines into the hot loops;
+# pkg-config only locates the header.
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+find_package(zstd CONFIG REQUIRED)
+if(TARGET zstd::libzstd_shared)
+  set(BLOOMKIT_ZSTD_TARGET zstd::libzstd_shared)
+else()
+  set(BLOOMKIT_ZSTD_TARGET zstd::libzstd_static)
+endif()

@@ -1,0 +1,29 @@
+// The allocator seam: every byte of filter memory goes through it.
+//
+// The default allocator uses aligned operator new and, for large arrays, asks the
+// kernel for transparent huge pages. An embedding host (the Redis module) installs its
+// own once, before creating any filter, so that its memory accounting sees filters.
+// Each allocation remembers the allocator that made it, so a filter is always freed by
+// the allocator that allocated it.
+#pragma once
+
+#include <cstddef>
+
+namespace bloomkit {
+
+struct Allocator {
+  // Returns `bytes` zero-filled bytes aligned to `alignment` (a power of two <= 4096),
+  // or nullptr when the memory is not available.
+  void* (*allocate)(std::size_t bytes, std::size_t alignment) noexcept;
+  // Frees memory returned by `allocate` with the same size and alignment.
+  void (*deallocate)(void* pointer, std::size_t bytes, std::size_t alignment) noexcept;
+};
+
+// Installs `allocator` for all later allocations. Not thread-safe: call it at start-up.
+void SetAllocator(const Allocator& allocator) noexcept;
+// The allocator in use.
+[[nodiscard]] const Allocator& GetAllocator() noexcept;
+// The built-in allocator.
+[[nodiscard]] const Allocator& DefaultAllocator() noexcept;
+
+}  // namespace bloomkit

@@ -1,0 +1,119 @@
+// bloomkit::BloomFilter: the classic Bloom filter (Bloom 1970).
+//
+// Contract:
+//  - No false negatives: after Add(key), MayContain(key) is true until Clear().
+//  - fp_rate is a target at capacity: with `capacity` distinct keys added the rate of
+//    MayContain on absent keys is (1 - e^{-kn/m})^k (<= the requested fp_rate); past
+//    capacity it rises, and EstimatedFpRate() shows it.
+//  - Thread safety: const methods may run concurrently with each other; Add, Clear,
+//    Merge and Intersect need exclusive access (ConcurrentBloomFilter adds lock-free).
+//
+// Layout: m bits in ceil(m/64) little-endian 64-bit words; bit i is bit (i % 64) of
+// word i / 64. Key -> XXH3-128 -> k positions by enhanced double hashing (hash.h),
+// each mapped to [0, m) by a 128-bit multiply. m need not be a power of two.
+//
+//   auto filter = bloomkit::BloomFilter::Create({.capacity = 1'000'000, .fp_rate = 0.01});
+//   filter->Add("user:42");
+//   filter->MayContain("user:42");   // true
+//   filter->MayContain("user:43");   // false, or true with probability ~1%
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/hash.h"
+#include "bloomkit/options.h"
+#include "bloomkit/result.h"
+#include "bloomkit/word_array.h"
+
+namespace bloomkit {
+
+class BloomFilter {
+ public:
+  static constexpr FilterKind kKind = FilterKind::kClassic;
+
+  // A filter sized from capacity and fp_rate, or from explicit num_bits and num_hashes.
+  static Result<BloomFilter> Create(const BloomOptions& options);
+  // Parses bytes written by Serialize(); every malformed input is an error.
+  static Result<BloomFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
+  // File format v1 (docs/FORMAT.md).
+  [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+
+  void Add(std::string_view key) noexcept;
+  // Adds the key; true if it was new (at least one of its bits was unset).
+  [[nodiscard]] bool AddIfAbsent(std::string_view key) noexcept;
+  [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
+
+  // Precomputed 64-bit hashes of the caller's own (see ExpandHash in hash.h).
+  void AddHash(std::uint64_t hash) noexcept { AddHashPair(ExpandHash(hash)); }
+  [[nodiscard]] bool AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
+  [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept {
+    return MayContainHashPair(ExpandHash(hash));
+  }
+
+  // Adds many keys, hashing a group ahead and prefetching its cache lines so that the
+  // misses of independent keys overlap.
+  void AddBatch(std::span<const std::string_view> keys) noexcept;
+  // out[i] = MayContain(keys[i]); returns how many may be present. out.size() >= keys.size().
+  std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
+  void AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
+  std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
+
+  // The probes of one hash pair: the core of every method above.
+  bool AddHashPair(HashPair hash) noexcept;
+  [[nodiscard]] bool MayContainHashPair(HashPair hash) const noexcept;
+
+  // Removes every key.
+  void Clear() noexcept;
+  // Union: afterwards this filter contains every key of either. Both filters must have
+  // the same num_bits, num_hashes and hash; count() becomes EstimatedCount().
+  Status Merge(const BloomFilter& other);
+  // Intersection of the bit arrays: contains every key present in both (and may
+  // report more false positives than a filter built from the intersection).
+  Status Intersect(const BloomFilter& other);
+
+  [[nodiscard]] std::uint64_t num_bits() const noexcept { return num_bits_; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return num_hashes_; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
+  // The target rate at capacity the filter was created with.
+  [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
+  // Adds that set at least one new bit.
+  [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
+  [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return words_.bytes(); }
+  // Bits set, counted on demand (one popcount per word).
+  [[nodiscard]] std::uint64_t CountSetBits() const noexcept;
+  // Set bits / num_bits.
+  [[nodiscard]] double FillRatio() const noexcept;
+  // Distinct keys estimated from the fill (Swamidass & Baldi 2007): -(m/k) ln(1 - X/m).
+  [[nodiscard]] std::uint64_t EstimatedCount() const noexcept;
+  // The current false-positive rate from the fill: (X/m)^k. Rises past fp_rate() when
+  // the filter holds more than its capacity.
+  [[nodiscard]] double EstimatedFpRate() const noexcept;
+  // The formula's rate once capacity() keys are in: (1 - e^{-k n/m})^k.
+  [[nodiscard]] double ExpectedFpRate() const noexcept;
+
+  // The raw words, for adapters and the concurrent filter.
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.span(); }
+  [[nodiscard]] std::span<std::uint64_t> mutable_words() noexcept { return words_.span(); }
+  void set_count(std::uint64_t count) noexcept { count_ = count; }
+
+  // Same parameters, count and bits.
+  friend bool operator==(const BloomFilter& a, const BloomFilter& b) noexcept;
+
+ private:
+  BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
+              WordArray words) noexcept;
+  Status CheckCompatible(const BloomFilter& other, std::string_view operation) const;
+
+  std::uint64_t num_bits_ = 0;
+  std::uint32_t num_hashes_ = 0;
+  std::uint64_t capacity_ = 0;
+  double fp_rate_ = 0;
+  std::uint64_t count_ = 0;
+  WordArray words_;
+};
+
+}  // namespace bloomkit

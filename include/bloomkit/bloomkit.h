@@ -1,0 +1,11 @@
+// bloomkit: Bloom, blocked, counting, scalable and cuckoo filters in one header.
+#pragma once
+
+#include "bloomkit/allocator.h"       // IWYU pragma: export
+#include "bloomkit/blocked_bloom_filter.h"  // IWYU pragma: export
+#include "bloomkit/bloom_filter.h"    // IWYU pragma: export
+#include "bloomkit/format.h"          // IWYU pragma: export
+#include "bloomkit/hash.h"            // IWYU pragma: export
+#include "bloomkit/options.h"         // IWYU pragma: export
+#include "bloomkit/result.h"          // IWYU pragma: export
+#include "bloomkit/sizing.h"          // IWYU pragma: export

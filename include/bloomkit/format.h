@@ -1,0 +1,102 @@
+// File format v1: one portable, versioned, checksummed container for every filter kind.
+//
+//   +---------------------------+  offset 0
+//   | header (128 bytes)        |  magic, version, kind, hash id + seed, parameters,
+//   |                           |  item count, payload lengths, reserved (zero)
+//   +---------------------------+  offset 128 (64-byte aligned: mmap-able)
+//   | payload (stored_bytes)    |  the filter's arrays, little-endian; zstd if flagged
+//   +---------------------------+
+//   | checksum (8 bytes)        |  XXH3-64 (seed 0) of header + stored payload
+//   +---------------------------+
+//
+// All integers are little-endian and written field by field. The byte table of the
+// header and of each kind's payload is in docs/FORMAT.md.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <span>
+#include <vector>
+
+#include "bloomkit/options.h"
+#include "bloomkit/result.h"
+
+namespace bloomkit {
+
+inline constexpr std::array<std::uint8_t, 8> kFileMagic = {0x89, 'B', 'L', 'K', '\r', '\n', 0x1a, '\n'};
+inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::size_t kHeaderBytes = 128;
+inline constexpr std::size_t kChecksumBytes = 8;
+inline constexpr std::size_t kPayloadAlignment = 64;
+// Header flag bits.
+inline constexpr std::uint32_t kFlagZstdPayload = 1U << 0;
+// Kind-specific parameter slots in the header.
+inline constexpr std::size_t kNumHeaderParams = 6;
+
+// The decoded header of a bloomkit file.
+struct FileHeader {
+  std::uint32_t format_version = kFormatVersion;
+  FilterKind kind = FilterKind::kClassic;
+  std::uint16_t hash_id = 0;
+  std::uint32_t flags = 0;
+  std::uint64_t hash_seed = 0;
+  std::uint64_t capacity = 0;
+  std::uint64_t count = 0;
+  std::uint64_t stored_payload_bytes = 0;  // bytes after the header (compressed or not)
+  std::uint64_t payload_bytes = 0;         // bytes of the uncompressed payload
+  double fp_rate = 0;                      // the target rate the filter was sized for
+  std::array<std::uint64_t, kNumHeaderParams> params{};  // per kind, see docs/FORMAT.md
+};
+
+// Validates a whole serialized filter (magic, version, kind, hash, lengths, checksum)
+// and returns its header without building the filter: what `bloomkit info` shows.
+Result<FileHeader> InspectBytes(std::span<const std::byte> bytes);
+
+// Reads a whole file into memory, refusing files larger than the serialized size of a
+// filter of `max_memory_bytes` (checked before allocating).
+Result<std::vector<std::byte>> ReadFileBytes(const std::filesystem::path& path,
+                                             std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes);
+
+// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync,
+// rename over `path`, fsync of the directory. On error `path` is untouched.
+Status WriteFileAtomically(const std::filesystem::path& path, std::span<const std::byte> bytes);
+
+// Reads one serialized filter from a stream: the header first, then exactly the bytes
+// it announces (checked against `max_memory_bytes` before allocating).
+Result<std::vector<std::byte>> ReadStreamBytes(std::istream& in,
+                                               std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes);
+// Writes `bytes` to a stream; an error if the stream fails.
+Status WriteStreamBytes(std::ostream& out, std::span<const std::byte> bytes);
+
+// Save/Load for any filter type with Serialize and Deserialize:
+//   bloomkit::SaveFile(filter, "seen.bf");
+//   auto loaded = bloomkit::LoadFile<bloomkit::BloomFilter>("seen.bf");
+template <typename Filter>
+Status SaveFile(const Filter& filter, const std::filesystem::path& path, const SaveOptions& options = {}) {
+  const std::vector<std::byte> bytes = filter.Serialize(options);
+  return WriteFileAtomically(path, bytes);
+}
+
+template <typename Filter>
+Result<Filter> LoadFile(const std::filesystem::path& path, const LoadOptions& options = {}) {
+  auto bytes = ReadFileBytes(path, options.max_memory_bytes);
+  if (!bytes.ok()) return std::move(bytes).error();
+  return Filter::Deserialize(bytes.value(), options);
+}
+
+template <typename Filter>
+Status WriteTo(const Filter& filter, std::ostream& out, const SaveOptions& options = {}) {
+  return WriteStreamBytes(out, filter.Serialize(options));
+}
+
+template <typename Filter>
+Result<Filter> ReadFrom(std::istream& in, const LoadOptions& options = {}) {
+  auto bytes = ReadStreamBytes(in, options.max_memory_bytes);
+  if (!bytes.ok()) return std::move(bytes).error();
+  return Filter::Deserialize(bytes.value(), options);
+}
+
+}  // namespace bloomkit

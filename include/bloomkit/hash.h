@@ -1,0 +1,79 @@
+// The one frozen hash behind every bloomkit filter.
+//
+// A key is a sequence of bytes. It is hashed once with XXH3-128 (xxHash 0.8) and the
+// fixed seed kHashSeed; the two 64-bit halves (h1, h2) drive every probe by enhanced
+// double hashing (Kirsch & Mitzenmacher 2006; Dillinger & Manolios 2004):
+//
+//   x = h1, y = h2
+//   for i in 0..k-1:   position_i = (x * m) >> 64   (128-bit multiply, no modulo)
+//                      x += y;  y += i + 1
+//
+// Adding i + 1 to y keeps the sequence from degenerating when y is 0 or shares factors
+// with m. The hash id and the seed are written into every serialized filter, so a
+// file built here answers the same on any machine (see docs/FORMAT.md). Changing any
+// constant below breaks every saved filter: known-answer tests pin them.
+#pragma once
+
+#include <array>
+#include <concepts>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace bloomkit {
+
+// Identifies the hash scheme in file headers: XXH3-128 + enhanced double hashing.
+inline constexpr std::uint16_t kHashIdXxh3DoubleHashing = 1;
+// The seed of XXH3-128, the ASCII bytes of "bloomkit" read as a big-endian number.
+inline constexpr std::uint64_t kHashSeed = 0x626c6f6f6d6b6974ULL;
+
+// The two 64-bit halves that every filter derives its probes from.
+struct HashPair {
+  std::uint64_t h1;
+  std::uint64_t h2;
+  friend constexpr bool operator==(const HashPair&, const HashPair&) = default;
+};
+
+// XXH3-128 of the key's bytes with kHashSeed: h1 is the low half, h2 the high half.
+HashPair HashKey(std::string_view key) noexcept;
+
+// Expands a caller-supplied 64-bit hash (AddHash/MayContainHash) to a HashPair:
+// h1 = hash, h2 = the SplitMix64 finalizer of hash + golden ratio. A filter fed through
+// AddHash must be queried through MayContainHash with the same hash function.
+constexpr HashPair ExpandHash(std::uint64_t hash) noexcept {
+  std::uint64_t z = hash + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return HashPair{hash, z ^ (z >> 31)};
+}
+
+// Maps a uniformly distributed 64-bit value to [0, range) with one 128-bit multiply
+// (Lemire 2019), which is faster than `%` and unbiased enough for any range < 2^64.
+__extension__ using Uint128 = unsigned __int128;
+constexpr std::uint64_t FastRange64(std::uint64_t x, std::uint64_t range) noexcept {
+  return static_cast<std::uint64_t>((static_cast<Uint128>(x) * range) >> 64);
+}
+
+// An integer as a key: the value widened to 64 bits (sign-extended when signed) and
+// written as 8 little-endian bytes, so `filter.Add(IntegerKey(42))` means the same key
+// on every machine and for every integer type.
+//
+//   filter.Add(bloomkit::IntegerKey(user_id));
+class IntegerKey {
+ public:
+  template <std::integral T>
+  explicit constexpr IntegerKey(T value) noexcept {
+    auto v = static_cast<std::uint64_t>(static_cast<std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>(value));
+    for (auto& byte : bytes_) {
+      byte = static_cast<char>(v & 0xffU);
+      v >>= 8;
+    }
+  }
+  // NOLINTNEXTLINE(google-explicit-constructor): an IntegerKey is used where a key is.
+  operator std::string_view() const noexcept { return {bytes_.data(), bytes_.size()}; }
+
+ private:
+  std::array<char, 8> bytes_{};
+};
+
+}  // namespace bloomkit

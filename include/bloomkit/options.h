@@ -1,0 +1,59 @@
+// Options shared by every filter kind: how to size a filter, how much memory it may
+// take, how to save and load it.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "bloomkit/result.h"
+
+namespace bloomkit {
+
+// The default memory limit of one filter: 4 GiB (2^35 bits). Raise it per filter with
+// BloomOptions::max_memory_bytes or LoadOptions::max_memory_bytes.
+inline constexpr std::uint64_t kDefaultMaxMemoryBytes = std::uint64_t{4} << 30;
+
+// The kinds of filter, as written in file headers (docs/FORMAT.md). Values are frozen.
+enum class FilterKind : std::uint16_t {
+  kClassic = 1,   // BloomFilter
+  kBlocked = 2,   // BlockedBloomFilter
+  kCounting = 3,  // CountingBloomFilter
+  kScalable = 4,  // ScalableBloomFilter
+  kCuckoo = 5,    // CuckooFilter
+};
+
+// "classic", "blocked", "counting", "scalable", "cuckoo".
+std::string_view FilterKindName(FilterKind kind) noexcept;
+// The inverse of FilterKindName; an error names the valid kinds.
+Result<FilterKind> ParseFilterKind(std::string_view name);
+
+// How to size a Bloom filter. Two forms:
+//   - from the workload: `capacity` (distinct keys it is designed for) and `fp_rate`
+//     (false-positive rate once it holds `capacity` keys), as Guava and RedisBloom do;
+//       {.capacity = 10'000'000, .fp_rate = 0.001}
+//   - explicit: `num_bits` and `num_hashes` both set (fp_rate is then ignored;
+//     capacity, if 0, becomes the number of keys for which num_hashes is optimal).
+//       {.num_bits = 1 << 20, .num_hashes = 7}
+struct BloomOptions {
+  std::uint64_t capacity = 0;
+  double fp_rate = 0.01;
+  std::uint64_t num_bits = 0;
+  std::uint32_t num_hashes = 0;
+  // Creating a filter larger than this is an error, not an allocation attempt.
+  std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes;
+};
+
+struct SaveOptions {
+  // Compress the payload with zstd. Worth it for sparse filters (see docs/FORMAT.md);
+  // a compressed file can't be memory-mapped.
+  bool compress = false;
+  int compression_level = 3;
+};
+
+struct LoadOptions {
+  // A file whose filter would need more memory than this is rejected before any
+  // allocation.
+  std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes;
+};
+
+}  // namespace bloomkit

@@ -1,0 +1,44 @@
+// WordArray: a zero-initialized, 64-byte-aligned array of 64-bit words allocated
+// through the allocator seam (allocator.h). Copies are deep; moves steal.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "bloomkit/allocator.h"
+
+namespace bloomkit {
+
+class WordArray {
+ public:
+  WordArray() noexcept = default;
+  ~WordArray();
+  WordArray(const WordArray& other);
+  WordArray& operator=(const WordArray& other);
+  WordArray(WordArray&& other) noexcept;
+  WordArray& operator=(WordArray&& other) noexcept;
+
+  // `num_words` zero words, or an empty array with ok() false if the allocator has no
+  // memory. Callers check the size against their memory limit first.
+  static WordArray Allocate(std::uint64_t num_words) noexcept;
+
+  [[nodiscard]] bool ok() const noexcept { return data_ != nullptr || num_words_ == 0; }
+  [[nodiscard]] std::uint64_t* data() noexcept { return data_; }
+  [[nodiscard]] const std::uint64_t* data() const noexcept { return data_; }
+  [[nodiscard]] std::uint64_t num_words() const noexcept { return num_words_; }
+  [[nodiscard]] std::uint64_t bytes() const noexcept { return num_words_ * sizeof(std::uint64_t); }
+  [[nodiscard]] std::span<std::uint64_t> span() noexcept { return {data_, static_cast<std::size_t>(num_words_)}; }
+  [[nodiscard]] std::span<const std::uint64_t> span() const noexcept {
+    return {data_, static_cast<std::size_t>(num_words_)};
+  }
+
+ private:
+  void Release() noexcept;
+
+  std::uint64_t* data_ = nullptr;
+  std::uint64_t num_words_ = 0;
+  Allocator allocator_{};
+};
+
+}  // namespace bloomkit

@@ -1,0 +1,100 @@
+// The default allocator and WordArray, the one owner of filter memory.
+#include <sys/mman.h>
+
+#include <cstring>
+#include <limits>
+#include <new>
+
+#include "bloomkit/allocator.h"
+#include "bloomkit/word_array.h"
+
+namespace bloomkit {
+namespace {
+
+// Arrays of 8 MiB or more ask for transparent huge pages: a 10^8-key filter spans
+// ~60,000 4-KiB pages, and a TLB miss on top of the cache miss costs a second walk.
+constexpr std::size_t kHugePageThreshold = std::size_t{8} << 20;
+constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+
+void* DefaultAllocate(std::size_t bytes, std::size_t alignment) noexcept {
+  if (bytes >= kHugePageThreshold) alignment = kHugePageBytes;
+  void* p = ::operator new(bytes, std::align_val_t(alignment), std::nothrow);
+  if (p == nullptr) return nullptr;
+#ifdef MADV_HUGEPAGE
+  if (bytes >= kHugePageThreshold) ::madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  std::memset(p, 0, bytes);
+  return p;
+}
+
+void DefaultDeallocate(void* p, std::size_t bytes, std::size_t alignment) noexcept {
+  if (bytes >= kHugePageThreshold) alignment = kHugePageBytes;
+  ::operator delete(p, std::align_val_t(alignment));
+}
+
+constexpr Allocator kDefault{&DefaultAllocate, &DefaultDeallocate};
+Allocator g_allocator = kDefault;
+constexpr std::size_t kAlignment = 64;
+
+}  // namespace
+
+void SetAllocator(const Allocator& allocator) noexcept { g_allocator = allocator; }
+const Allocator& GetAllocator() noexcept { return g_allocator; }
+const Allocator& DefaultAllocator() noexcept { return kDefault; }
+
+WordArray WordArray::Allocate(std::uint64_t num_words) noexcept {
+  WordArray array;
+  if (num_words == 0) return array;
+  if (num_words > (std::numeric_limits<std::size_t>::max() / 8)) return array;
+  array.allocator_ = g_allocator;
+  array.data_ = static_cast<std::uint64_t*>(array.allocator_.allocate(static_cast<std::size_t>(num_words * 8), kAlignment));
+  // On failure data_ stays null with num_words_ set, so ok() reports it.
+  array.num_words_ = num_words;
+  return array;
+}
+
+void WordArray::Release() noexcept {
+  if (data_ != nullptr) allocator_.deallocate(data_, static_cast<std::size_t>(num_words_ * 8), kAlignment);
+  data_ = nullptr;
+  num_words_ = 0;
+}
+
+WordArray::~WordArray() { Release(); }
+
+WordArray::WordArray(const WordArray& other) : num_words_(other.num_words_), allocator_(g_allocator) {
+  if (num_words_ == 0) return;
+  data_ = static_cast<std::uint64_t*>(allocator_.allocate(static_cast<std::size_t>(num_words_ * 8), kAlignment));
+  if (data_ == nullptr) {
+    num_words_ = 0;
+    throw std::bad_alloc();
+  }
+  std::memcpy(data_, other.data_, static_cast<std::size_t>(num_words_ * 8));
+}
+
+WordArray& WordArray::operator=(const WordArray& other) {
+  if (this != &other) {
+    WordArray copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+WordArray::WordArray(WordArray&& other) noexcept
+    : data_(other.data_), num_words_(other.num_words_), allocator_(other.allocator_) {
+  other.data_ = nullptr;
+  other.num_words_ = 0;
+}
+
+WordArray& WordArray::operator=(WordArray&& other) noexcept {
+  if (this != &other) {
+    Release();
+    data_ = other.data_;
+    num_words_ = other.num_words_;
+    allocator_ = other.allocator_;
+    other.data_ = nullptr;
+    other.num_words_ = 0;
+  }
+  return *this;
+}
+
+}  // namespace bloomkit

@@ -1,0 +1,274 @@
+// The cache-blocked Bloom filter (blocked_bloom_filter.h).
+#include "bloomkit/blocked_bloom_filter.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "bloomkit/sizing.h"
+#include "internal/blocked_kernels.h"
+#include "internal/codec.h"
+#include "internal/endian.h"
+#include "internal/filter_common.h"
+#include "internal/hash_inline.h"
+#include "internal/message.h"
+
+namespace bloomkit {
+
+namespace {
+
+constexpr double kLn2 = 0.69314718055994530942;
+
+std::uint64_t CeilDiv(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+}  // namespace
+
+BlockedBloomFilter::BlockedBloomFilter(std::uint64_t num_blocks, std::uint32_t num_hashes, std::uint64_t capacity,
+                                       double fp_rate, WordArray words) noexcept
+    : num_blocks_(num_blocks),
+      num_hashes_(num_hashes),
+      capacity_(capacity),
+      fp_rate_(fp_rate),
+      words_(std::move(words)),
+      avx2_(internal::CpuHasAvx2()) {
+  internal::MakeLaneEnable(num_hashes_, lane_enable_);
+}
+
+bool BlockedBloomFilter::UsesAvx2() noexcept { return internal::CpuHasAvx2(); }
+
+Result<BlockedBloomFilter> BlockedBloomFilter::Create(const BloomOptions& options) {
+  using internal::MakeError;
+  std::uint64_t num_blocks = 0;
+  std::uint32_t num_hashes = 0;
+  std::uint64_t capacity = options.capacity;
+  double fp_rate = options.fp_rate;
+  if (options.num_bits != 0 || options.num_hashes != 0) {
+    if (auto st = internal::ValidateExplicit(options, kMaxBlockedNumHashes); !st.ok()) return st.error();
+    num_blocks = CeilDiv(options.num_bits, kBlockBits);
+    num_hashes = options.num_hashes;
+    if (auto st = ValidateMemory(num_blocks * 64, options.max_memory_bytes, "a filter of this size"); !st.ok()) {
+      return st.error();
+    }
+    if (capacity == 0) {
+      capacity = std::max<std::uint64_t>(
+          1, static_cast<std::uint64_t>(std::round(static_cast<double>(num_blocks * kBlockBits) * kLn2 / num_hashes)));
+    }
+    fp_rate = BlockedFpRate(num_blocks, static_cast<double>(capacity), num_hashes);
+  } else {
+    auto params = CalculateParameters(options.capacity, options.fp_rate, kKind, options.max_memory_bytes);
+    if (!params.ok()) return std::move(params).error();
+    num_blocks = params->num_bits / kBlockBits;
+    num_hashes = params->num_hashes;
+  }
+  WordArray words = WordArray::Allocate(num_blocks * kWordsPerBlock);
+  if (!words.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", num_blocks * 64, " bytes");
+  return BlockedBloomFilter(num_blocks, num_hashes, capacity, fp_rate, std::move(words));
+}
+
+void BlockedBloomFilter::Add(std::string_view key) noexcept { AddHashPair(internal::HashKeyInline(key)); }
+bool BlockedBloomFilter::AddIfAbsent(std::string_view key) noexcept {
+  return AddHashPair(internal::HashKeyInline(key));
+}
+bool BlockedBloomFilter::MayContain(std::string_view key) const noexcept {
+  return MayContainHashPair(internal::HashKeyInline(key));
+}
+
+bool BlockedBloomFilter::AddHashPair(HashPair hash) noexcept {
+  std::uint64_t* block = words_.data() + FastRange64(hash.h1, num_blocks_) * kWordsPerBlock;
+  const bool fresh = avx2_ ? internal::BlockInsertAvx2(block, hash.h2, lane_enable_)
+                           : internal::BlockInsertPortable(block, hash.h2, lane_enable_);
+  count_ += fresh ? 1 : 0;
+  return fresh;
+}
+
+bool BlockedBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
+  const std::uint64_t* block = words_.data() + FastRange64(hash.h1, num_blocks_) * kWordsPerBlock;
+  return avx2_ ? internal::BlockContainsAvx2(block, hash.h2, lane_enable_)
+               : internal::BlockContainsPortable(block, hash.h2, lane_enable_);
+}
+
+namespace {
+
+// Hashes a group and prefetches each key's block before any is touched.
+template <typename Hasher, typename Op>
+void RunBatched(std::size_t n, Hasher&& hasher, const std::uint64_t* words, std::uint64_t num_blocks, bool for_write,
+                Op&& op) noexcept {
+  HashPair group[internal::kBatchGroup];
+  for (std::size_t base = 0; base < n; base += internal::kBatchGroup) {
+    const std::size_t len = std::min(internal::kBatchGroup, n - base);
+    for (std::size_t j = 0; j < len; ++j) {
+      group[j] = hasher(base + j);
+      const std::uint64_t* block = words + FastRange64(group[j].h1, num_blocks) * 8;
+      if (for_write) internal::PrefetchWrite(block);
+      else internal::PrefetchRead(block);
+    }
+    for (std::size_t j = 0; j < len; ++j) op(base + j, group[j]);
+  }
+}
+
+}  // namespace
+
+void BlockedBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
+  RunBatched(
+      keys.size(), [&](std::size_t i) { return internal::HashKeyInline(keys[i]); }, words_.data(), num_blocks_, true,
+      [&](std::size_t, HashPair h) { AddHashPair(h); });
+}
+
+std::size_t BlockedBloomFilter::MayContainBatch(std::span<const std::string_view> keys,
+                                                std::span<bool> out) const noexcept {
+  std::size_t hits = 0;
+  RunBatched(
+      keys.size(), [&](std::size_t i) { return internal::HashKeyInline(keys[i]); }, words_.data(), num_blocks_, false,
+      [&](std::size_t i, HashPair h) {
+        out[i] = MayContainHashPair(h);
+        hits += static_cast<std::size_t>(out[i]);
+      });
+  return hits;
+}
+
+void BlockedBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+  RunBatched(
+      hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, words_.data(), num_blocks_, true,
+      [&](std::size_t, HashPair h) { AddHashPair(h); });
+}
+
+std::size_t BlockedBloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
+                                                    std::span<bool> out) const noexcept {
+  std::size_t hits = 0;
+  RunBatched(
+      hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, words_.data(), num_blocks_, false,
+      [&](std::size_t i, HashPair h) {
+        out[i] = MayContainHashPair(h);
+        hits += static_cast<std::size_t>(out[i]);
+      });
+  return hits;
+}
+
+void BlockedBloomFilter::Clear() noexcept {
+  std::fill(words_.span().begin(), words_.span().end(), 0);
+  count_ = 0;
+}
+
+Status BlockedBloomFilter::CheckCompatible(const BlockedBloomFilter& other, std::string_view operation) const {
+  if (num_blocks_ != other.num_blocks_ || num_hashes_ != other.num_hashes_) {
+    return internal::MakeError(ErrorCode::kIncompatible, "cannot ", operation, " blocked filters of ", num_bits(),
+                               " bits/", num_hashes_, " hashes and ", other.num_bits(), " bits/", other.num_hashes_,
+                               " hashes: both need the same bits and hashes");
+  }
+  return {};
+}
+
+Status BlockedBloomFilter::Merge(const BlockedBloomFilter& other) {
+  if (auto st = CheckCompatible(other, "merge"); !st.ok()) return st;
+  auto mine = words_.span();
+  auto theirs = other.words_.span();
+  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] |= theirs[i];
+  count_ = EstimatedCount();
+  return {};
+}
+
+Status BlockedBloomFilter::Intersect(const BlockedBloomFilter& other) {
+  if (auto st = CheckCompatible(other, "intersect"); !st.ok()) return st;
+  auto mine = words_.span();
+  auto theirs = other.words_.span();
+  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] &= theirs[i];
+  count_ = EstimatedCount();
+  return {};
+}
+
+std::uint64_t BlockedBloomFilter::CountSetBits() const noexcept {
+  return internal::PopCount(words_.data(), words_.num_words());
+}
+
+double BlockedBloomFilter::FillRatio() const noexcept {
+  return static_cast<double>(CountSetBits()) / static_cast<double>(num_bits());
+}
+
+std::uint64_t BlockedBloomFilter::EstimatedCount() const noexcept {
+  // Lane j of all blocks is a classic filter of M = 64 * num_blocks bits in which every
+  // key sets b_j bits (1 or 2): n_j = -(M / b_j) ln(1 - X_j / M). Average the lanes.
+  std::uint64_t lane_bits[8] = {};
+  const std::uint64_t* w = words_.data();
+  for (std::uint64_t b = 0; b < num_blocks_; ++b) {
+    for (int j = 0; j < 8; ++j) lane_bits[j] += static_cast<std::uint64_t>(std::popcount(w[b * 8 + static_cast<std::uint64_t>(j)]));
+  }
+  const double m = 64.0 * static_cast<double>(num_blocks_);
+  double sum = 0;
+  int lanes = 0;
+  for (std::uint32_t j = 0; j < 8; ++j) {
+    const double per_key = (j < num_hashes_ ? 1.0 : 0.0) + (8 + j < num_hashes_ ? 1.0 : 0.0);
+    if (per_key == 0) continue;
+    const double x = static_cast<double>(lane_bits[j]);
+    if (x >= m) return std::numeric_limits<std::uint64_t>::max();
+    sum += -m / per_key * std::log1p(-x / m);
+    ++lanes;
+  }
+  return static_cast<std::uint64_t>(std::llround(sum / lanes));
+}
+
+double BlockedBloomFilter::EstimatedFpRate() const noexcept {
+  const std::uint64_t n = EstimatedCount();
+  if (n == std::numeric_limits<std::uint64_t>::max()) return 1.0;
+  return BlockedFpRate(num_blocks_, static_cast<double>(n), num_hashes_);
+}
+
+double BlockedBloomFilter::ExpectedFpRate() const noexcept {
+  return BlockedFpRate(num_blocks_, static_cast<double>(capacity_), num_hashes_);
+}
+
+bool operator==(const BlockedBloomFilter& a, const BlockedBloomFilter& b) noexcept {
+  if (a.num_blocks_ != b.num_blocks_ || a.num_hashes_ != b.num_hashes_ || a.capacity_ != b.capacity_ ||
+      a.count_ != b.count_ || a.fp_rate_ != b.fp_rate_) {
+    return false;
+  }
+  return std::equal(a.words_.span().begin(), a.words_.span().end(), b.words_.span().begin());
+}
+
+// Payload: num_blocks * 8 little-endian words; params[0] = num_blocks,
+// params[1] = num_hashes.
+std::vector<std::byte> BlockedBloomFilter::Serialize(const SaveOptions& options) const {
+  FileHeader header;
+  header.kind = kKind;
+  header.capacity = capacity_;
+  header.count = count_;
+  header.fp_rate = fp_rate_;
+  header.payload_bytes = words_.bytes();
+  header.params[0] = num_blocks_;
+  header.params[1] = num_hashes_;
+  return internal::EncodeFile(
+      header, [&](std::span<std::byte> out) { internal::StoreWordsLE(out.data(), words_.span()); }, options);
+}
+
+Result<BlockedBloomFilter> BlockedBloomFilter::Deserialize(std::span<const std::byte> bytes,
+                                                           const LoadOptions& options) {
+  using internal::MakeError;
+  auto file = internal::DecodeFile(bytes, kKind, options.max_memory_bytes);
+  if (!file.ok()) return std::move(file).error();
+  const FileHeader& h = file->header;
+  const std::uint64_t num_blocks = h.params[0];
+  const std::uint64_t num_hashes = h.params[1];
+  if (num_blocks == 0) return MakeError(ErrorCode::kParameterMismatch, "num_blocks is 0");
+  if (num_hashes == 0 || num_hashes > kMaxBlockedNumHashes) {
+    return MakeError(ErrorCode::kParameterMismatch, "num_hashes ", num_hashes, " is not in [1, ",
+                     kMaxBlockedNumHashes, "]");
+  }
+  if (h.capacity == 0) return MakeError(ErrorCode::kParameterMismatch, "capacity is 0");
+  for (std::size_t i = 2; i < kNumHeaderParams; ++i) {
+    if (h.params[i] != 0) return MakeError(ErrorCode::kReservedNonZero, "unused parameter ", i, " is not zero");
+  }
+  std::uint64_t expected = 0;
+  if (!internal::CheckedMul(num_blocks, 64, &expected) || h.payload_bytes != expected) {
+    return MakeError(ErrorCode::kParameterMismatch, "payload of ", h.payload_bytes, " bytes does not match ",
+                     num_blocks, " blocks of 64 bytes");
+  }
+  WordArray words = WordArray::Allocate(num_blocks * kWordsPerBlock);
+  if (!words.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", expected, " bytes");
+  internal::LoadWordsLE(words.span(), file->payload.data());
+  BlockedBloomFilter filter(num_blocks, static_cast<std::uint32_t>(num_hashes), h.capacity, h.fp_rate,
+                            std::move(words));
+  filter.count_ = h.count;
+  return filter;
+}
+
+}  // namespace bloomkit

@@ -1,0 +1,290 @@
+// The classic Bloom filter (bloom_filter.h).
+#include "bloomkit/bloom_filter.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "bloomkit/sizing.h"
+#include "internal/codec.h"
+#include "internal/endian.h"
+#include "internal/filter_common.h"
+#include "internal/hash_inline.h"
+#include "internal/message.h"
+
+namespace bloomkit {
+
+namespace internal {
+
+Status ValidateExplicit(const BloomOptions& options, std::uint32_t max_hashes) {
+  if (options.num_bits == 0) {
+    return MakeError(ErrorCode::kInvalidArgument, "num_bits must be at least 1 when num_hashes is given, got 0");
+  }
+  if (options.num_hashes == 0 || options.num_hashes > max_hashes) {
+    return MakeError(ErrorCode::kInvalidArgument, "num_hashes must be in [1, ", max_hashes, "], got ",
+                     options.num_hashes);
+  }
+  return {};
+}
+
+std::uint64_t PopCount(const std::uint64_t* words, std::uint64_t num_words) noexcept {
+  std::uint64_t total = 0;
+  for (std::uint64_t i = 0; i < num_words; ++i) total += static_cast<std::uint64_t>(std::popcount(words[i]));
+  return total;
+}
+
+}  // namespace internal
+
+namespace {
+
+constexpr double kLn2 = 0.69314718055994530942;
+
+std::uint64_t WordsFor(std::uint64_t num_bits) { return num_bits / 64 + (num_bits % 64 != 0 ? 1 : 0); }
+
+// The probe sequence of hash.h: x = h1, y = h2; position = FastRange64(x, m);
+// x += y; y += i + 1.
+template <typename Visit>
+inline void ForEachPosition(HashPair h, std::uint64_t num_bits, std::uint32_t num_hashes, Visit&& visit) noexcept {
+  std::uint64_t x = h.h1;
+  std::uint64_t y = h.h2;
+  for (std::uint32_t i = 0; i < num_hashes; ++i) {
+    if (!visit(FastRange64(x, num_bits))) return;
+    x += y;
+    y += i + 1;
+  }
+}
+
+}  // namespace
+
+BloomFilter::BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
+                         WordArray words) noexcept
+    : num_bits_(num_bits), num_hashes_(num_hashes), capacity_(capacity), fp_rate_(fp_rate), words_(std::move(words)) {}
+
+Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
+  using internal::MakeError;
+  std::uint64_t num_bits = 0;
+  std::uint32_t num_hashes = 0;
+  std::uint64_t capacity = options.capacity;
+  double fp_rate = options.fp_rate;
+  if (options.num_bits != 0 || options.num_hashes != 0) {
+    if (auto st = internal::ValidateExplicit(options, kMaxNumHashes); !st.ok()) return st.error();
+    num_bits = options.num_bits;
+    num_hashes = options.num_hashes;
+    if (capacity == 0) {
+      capacity = std::max<std::uint64_t>(
+          1, static_cast<std::uint64_t>(std::round(static_cast<double>(num_bits) * kLn2 / num_hashes)));
+    }
+    fp_rate = ClassicFpRate(static_cast<double>(num_bits), static_cast<double>(capacity), num_hashes);
+    if (auto st = ValidateMemory(WordsFor(num_bits) * 8, options.max_memory_bytes, "a filter of this size");
+        !st.ok()) {
+      return st.error();
+    }
+  } else {
+    auto params = CalculateParameters(options.capacity, options.fp_rate, kKind, options.max_memory_bytes);
+    if (!params.ok()) return std::move(params).error();
+    num_bits = params->num_bits;
+    num_hashes = params->num_hashes;
+  }
+  WordArray words = WordArray::Allocate(WordsFor(num_bits));
+  if (!words.ok()) {
+    return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", WordsFor(num_bits) * 8, " bytes");
+  }
+  return BloomFilter(num_bits, num_hashes, capacity, fp_rate, std::move(words));
+}
+
+void BloomFilter::Add(std::string_view key) noexcept { AddHashPair(internal::HashKeyInline(key)); }
+bool BloomFilter::AddIfAbsent(std::string_view key) noexcept { return AddHashPair(internal::HashKeyInline(key)); }
+bool BloomFilter::MayContain(std::string_view key) const noexcept {
+  return MayContainHashPair(internal::HashKeyInline(key));
+}
+
+bool BloomFilter::AddHashPair(HashPair hash) noexcept {
+  std::uint64_t* words = words_.data();
+  std::uint64_t fresh = 0;
+  ForEachPosition(hash, num_bits_, num_hashes_, [&](std::uint64_t pos) {
+    const std::uint64_t mask = std::uint64_t{1} << (pos & 63);
+    std::uint64_t& word = words[pos >> 6];
+    fresh |= ~word & mask;
+    word |= mask;
+    return true;
+  });
+  count_ += fresh != 0 ? 1 : 0;
+  return fresh != 0;
+}
+
+bool BloomFilter::MayContainHashPair(HashPair hash) const noexcept {
+  const std::uint64_t* words = words_.data();
+  bool all = true;
+  ForEachPosition(hash, num_bits_, num_hashes_, [&](std::uint64_t pos) {
+    all = ((words[pos >> 6] >> (pos & 63)) & 1U) != 0;
+    return all;
+  });
+  return all;
+}
+
+namespace {
+
+// Hashes a group, prefetches all k lines of every key, then runs `op` on each: the
+// misses of the group overlap instead of queueing one after another.
+template <typename Hasher, typename Op>
+void RunBatched(std::size_t n, Hasher&& hasher, const std::uint64_t* words, std::uint64_t num_bits,
+                std::uint32_t num_hashes, bool for_write, Op&& op) noexcept {
+  HashPair group[internal::kBatchGroup];
+  for (std::size_t base = 0; base < n; base += internal::kBatchGroup) {
+    const std::size_t len = std::min(internal::kBatchGroup, n - base);
+    for (std::size_t j = 0; j < len; ++j) {
+      group[j] = hasher(base + j);
+      ForEachPosition(group[j], num_bits, num_hashes, [&](std::uint64_t pos) {
+        if (for_write) internal::PrefetchWrite(words + (pos >> 6));
+        else internal::PrefetchRead(words + (pos >> 6));
+        return true;
+      });
+    }
+    for (std::size_t j = 0; j < len; ++j) op(base + j, group[j]);
+  }
+}
+
+}  // namespace
+
+void BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
+  RunBatched(
+      keys.size(), [&](std::size_t i) { return internal::HashKeyInline(keys[i]); }, words_.data(), num_bits_,
+      num_hashes_, true, [&](std::size_t, HashPair h) { AddHashPair(h); });
+}
+
+std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept {
+  std::size_t hits = 0;
+  RunBatched(
+      keys.size(), [&](std::size_t i) { return internal::HashKeyInline(keys[i]); }, words_.data(), num_bits_,
+      num_hashes_, false, [&](std::size_t i, HashPair h) {
+        out[i] = MayContainHashPair(h);
+        hits += static_cast<std::size_t>(out[i]);
+      });
+  return hits;
+}
+
+void BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+  RunBatched(
+      hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, words_.data(), num_bits_, num_hashes_,
+      true, [&](std::size_t, HashPair h) { AddHashPair(h); });
+}
+
+std::size_t BloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
+                                             std::span<bool> out) const noexcept {
+  std::size_t hits = 0;
+  RunBatched(
+      hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, words_.data(), num_bits_, num_hashes_,
+      false, [&](std::size_t i, HashPair h) {
+        out[i] = MayContainHashPair(h);
+        hits += static_cast<std::size_t>(out[i]);
+      });
+  return hits;
+}
+
+void BloomFilter::Clear() noexcept {
+  std::fill(words_.span().begin(), words_.span().end(), 0);
+  count_ = 0;
+}
+
+Status BloomFilter::CheckCompatible(const BloomFilter& other, std::string_view operation) const {
+  if (num_bits_ != other.num_bits_ || num_hashes_ != other.num_hashes_) {
+    return internal::MakeError(ErrorCode::kIncompatible, "cannot ", operation, " filters of ", num_bits_, " bits/",
+                               num_hashes_, " hashes and ", other.num_bits_, " bits/", other.num_hashes_,
+                               " hashes: both need the same bits and hashes");
+  }
+  return {};
+}
+
+Status BloomFilter::Merge(const BloomFilter& other) {
+  if (auto st = CheckCompatible(other, "merge"); !st.ok()) return st;
+  auto mine = words_.span();
+  auto theirs = other.words_.span();
+  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] |= theirs[i];
+  count_ = EstimatedCount();
+  return {};
+}
+
+Status BloomFilter::Intersect(const BloomFilter& other) {
+  if (auto st = CheckCompatible(other, "intersect"); !st.ok()) return st;
+  auto mine = words_.span();
+  auto theirs = other.words_.span();
+  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] &= theirs[i];
+  count_ = EstimatedCount();
+  return {};
+}
+
+std::uint64_t BloomFilter::CountSetBits() const noexcept {
+  return internal::PopCount(words_.data(), words_.num_words());
+}
+
+double BloomFilter::FillRatio() const noexcept {
+  return static_cast<double>(CountSetBits()) / static_cast<double>(num_bits_);
+}
+
+std::uint64_t BloomFilter::EstimatedCount() const noexcept {
+  const double m = static_cast<double>(num_bits_);
+  const double x = static_cast<double>(CountSetBits());
+  if (x >= m) return std::numeric_limits<std::uint64_t>::max();  // saturated: unbounded
+  return static_cast<std::uint64_t>(std::llround(-m / num_hashes_ * std::log1p(-x / m)));
+}
+
+double BloomFilter::EstimatedFpRate() const noexcept { return std::pow(FillRatio(), num_hashes_); }
+
+double BloomFilter::ExpectedFpRate() const noexcept {
+  return ClassicFpRate(static_cast<double>(num_bits_), static_cast<double>(capacity_), num_hashes_);
+}
+
+bool operator==(const BloomFilter& a, const BloomFilter& b) noexcept {
+  if (a.num_bits_ != b.num_bits_ || a.num_hashes_ != b.num_hashes_ || a.capacity_ != b.capacity_ ||
+      a.count_ != b.count_ || a.fp_rate_ != b.fp_rate_) {
+    return false;
+  }
+  return std::equal(a.words_.span().begin(), a.words_.span().end(), b.words_.span().begin());
+}
+
+// Payload: ceil(num_bits / 64) little-endian words; params[0] = num_bits,
+// params[1] = num_hashes. Bits at and past num_bits in the last word are zero.
+std::vector<std::byte> BloomFilter::Serialize(const SaveOptions& options) const {
+  FileHeader header;
+  header.kind = kKind;
+  header.capacity = capacity_;
+  header.count = count_;
+  header.fp_rate = fp_rate_;
+  header.payload_bytes = words_.bytes();
+  header.params[0] = num_bits_;
+  header.params[1] = num_hashes_;
+  return internal::EncodeFile(
+      header, [&](std::span<std::byte> out) { internal::StoreWordsLE(out.data(), words_.span()); }, options);
+}
+
+Result<BloomFilter> BloomFilter::Deserialize(std::span<const std::byte> bytes, const LoadOptions& options) {
+  using internal::MakeError;
+  auto file = internal::DecodeFile(bytes, kKind, options.max_memory_bytes);
+  if (!file.ok()) return std::move(file).error();
+  const FileHeader& h = file->header;
+  const std::uint64_t num_bits = h.params[0];
+  const std::uint64_t num_hashes = h.params[1];
+  if (num_bits == 0) return MakeError(ErrorCode::kParameterMismatch, "num_bits is 0");
+  if (num_hashes == 0 || num_hashes > kMaxNumHashes) {
+    return MakeError(ErrorCode::kParameterMismatch, "num_hashes ", num_hashes, " is not in [1, ", kMaxNumHashes, "]");
+  }
+  if (h.capacity == 0) return MakeError(ErrorCode::kParameterMismatch, "capacity is 0");
+  for (std::size_t i = 2; i < kNumHeaderParams; ++i) {
+    if (h.params[i] != 0) return MakeError(ErrorCode::kReservedNonZero, "unused parameter ", i, " is not zero");
+  }
+  if (h.payload_bytes != WordsFor(num_bits) * 8) {
+    return MakeError(ErrorCode::kParameterMismatch, "payload of ", h.payload_bytes, " bytes does not match ",
+                     num_bits, " bits (", WordsFor(num_bits) * 8, " bytes)");
+  }
+  WordArray words = WordArray::Allocate(WordsFor(num_bits));
+  if (!words.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", h.payload_bytes, " bytes");
+  internal::LoadWordsLE(words.span(), file->payload.data());
+  if (num_bits % 64 != 0 && (words.span().back() >> (num_bits % 64)) != 0) {
+    return MakeError(ErrorCode::kParameterMismatch, "bits past num_bits are set");
+  }
+  BloomFilter filter(num_bits, static_cast<std::uint32_t>(num_hashes), h.capacity, h.fp_rate, std::move(words));
+  filter.count_ = h.count;
+  return filter;
+}
+
+}  // namespace bloomkit

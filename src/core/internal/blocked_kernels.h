@@ -1,0 +1,49 @@
+// The blocked filter's bit pattern (blocked_bloom_filter.h), in a portable and an
+// AVX2 form. Both compute the same eight 64-bit lane masks for a key; the tests compare
+// them on random input.
+//
+// Lane j of round r gets bit ((word_r * kBlockSalts[8r + j]) >> 26), where word_0 is
+// the low and word_1 the high 32 bits of h2. A lane takes part when its probe index
+// 8r + j is below k; `enable` holds all-ones for taking part and zero otherwise.
+#pragma once
+
+#include <cstdint>
+
+#include "bloomkit/hash.h"
+
+namespace bloomkit::internal {
+
+// Sixteen odd 32-bit multipliers, drawn once from a PRNG seeded with kHashSeed and
+// frozen: changing one changes every blocked filter's bits.
+inline constexpr std::uint32_t kBlockSalts[16] = {
+    0x204ade81U, 0xf1c1a909U, 0xdea0be2bU, 0x8f4d5fcbU, 0xeeade89bU, 0x302614e7U, 0xb43e9343U, 0x9cf78759U,
+    0xbb3edc4fU, 0xa9090bcbU, 0x1716d087U, 0x4039db2bU, 0x88143f9dU, 0xaafc76cdU, 0xfbfc8ba3U, 0x4e2a2da9U,
+};
+
+// Per-filter lane enables for k probes, 16 words (64-byte aligned):
+// enable[8r + j] = ~0 if 8r + j < k else 0.
+
+void MakeLaneEnable(std::uint32_t num_hashes, std::uint64_t* enable) noexcept;
+
+// The eight lane masks of one key.
+inline void BlockMaskPortable(std::uint64_t h2, const std::uint64_t* enable, std::uint64_t mask[8]) noexcept {
+  const auto lo = static_cast<std::uint32_t>(h2);
+  const auto hi = static_cast<std::uint32_t>(h2 >> 32);
+  for (int j = 0; j < 8; ++j) {
+    const std::uint32_t b0 = (lo * kBlockSalts[j]) >> 26;
+    const std::uint32_t b1 = (hi * kBlockSalts[8 + j]) >> 26;
+    mask[j] = ((std::uint64_t{1} << b0) & enable[j]) | ((std::uint64_t{1} << b1) & enable[8 + j]);
+  }
+}
+
+bool BlockContainsPortable(const std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept;
+bool BlockInsertPortable(std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept;
+
+// AVX2 forms; call only when CpuHasAvx2().
+void BlockMaskAvx2(std::uint64_t h2, const std::uint64_t* enable, std::uint64_t mask[8]) noexcept;
+bool BlockContainsAvx2(const std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept;
+bool BlockInsertAvx2(std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept;
+
+bool CpuHasAvx2() noexcept;
+
+}  // namespace bloomkit::internal
