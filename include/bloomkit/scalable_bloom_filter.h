@@ -1,0 +1,102 @@
+// bloomkit::ScalableBloomFilter: a Bloom filter that grows when it fills up, for when
+// the number of keys is not known in advance (Almeida, Baquero, Preguica & Hutchison,
+// "Scalable Bloom Filters", 2007).
+//
+// A chain of stages. Stage i has capacity n0 * s^i and false-positive rate p0 * r^i,
+// with p0 = p * (1 - r), so that the compound rate 1 - prod(1 - p0 r^i) stays below
+// p = fp_rate for any number of stages (sum of p0 r^i = p0 / (1 - r) = p). New keys go
+// into the last stage; when it holds its capacity a new stage is added. Queries check
+// every stage (hashing the key once). With the defaults s = 2, r = 0.5 this is
+// RedisBloom's BF layout: first stage at half the error, each next one twice as large
+// with half the error.
+//
+// Contract: no false negatives; the compound rate stays below fp_rate at any size;
+// AddIfAbsent never re-adds a key that any stage reports. Const methods may run
+// concurrently; mutation needs exclusive access (see Synchronized<>).
+//
+//   auto seen = bloomkit::ScalableBloomFilter::Create({.initial_capacity = 1000, .fp_rate = 0.001});
+//   if (auto added = seen->AddIfAbsent(url); added.ok() && added.value()) crawl(url);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/bloom_filter.h"
+#include "bloomkit/hash.h"
+#include "bloomkit/options.h"
+#include "bloomkit/result.h"
+
+namespace bloomkit {
+
+struct ScalableOptions {
+  std::uint64_t initial_capacity = 100;  // n0: keys the first stage holds
+  double fp_rate = 0.01;                 // p: compound target for the whole chain
+  std::uint32_t growth = 2;              // s: stage i + 1 holds s times stage i (>= 1)
+  double tightening = 0.5;               // r: stage i + 1 has r times stage i's rate, in (0, 1)
+  // false: one stage only; AddIfAbsent of a new key into a full filter is kFull.
+  bool scaling = true;
+  // Limits: reaching either is an error (kTooLarge), never an unbounded allocation.
+  std::uint32_t max_stages = 64;
+  std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes;
+};
+
+// One stage, for `bloomkit info` and BF.INFO.
+struct StageInfo {
+  std::uint64_t capacity = 0;
+  std::uint64_t count = 0;
+  std::uint64_t num_bits = 0;
+  std::uint32_t num_hashes = 0;
+  double fp_rate = 0;  // the stage's target rate at its capacity
+  std::uint64_t memory_bytes = 0;
+};
+
+class ScalableBloomFilter {
+ public:
+  static constexpr FilterKind kKind = FilterKind::kScalable;
+
+  static Result<ScalableBloomFilter> Create(const ScalableOptions& options);
+  static Result<ScalableBloomFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
+  [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+
+  // Adds the key unless some stage already reports it. Returns true if it was added,
+  // false if it may already be present; an error when a new stage is needed and not
+  // allowed (kFull for a non-scaling filter, kTooLarge at max_stages/max_memory_bytes).
+  Result<bool> AddIfAbsent(std::string_view key);
+  Result<bool> AddHashIfAbsent(std::uint64_t hash);
+  Result<bool> AddHashPairIfAbsent(HashPair hash);
+  [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
+  [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept;
+  [[nodiscard]] bool MayContainHashPair(HashPair hash) const noexcept;
+
+  // Union with a filter of the same options and stage layout (an error otherwise).
+  Status Merge(const ScalableBloomFilter& other);
+  void Clear() noexcept;  // back to one empty first stage
+
+  [[nodiscard]] std::uint64_t count() const noexcept;     // keys added (AddIfAbsent true)
+  [[nodiscard]] std::uint64_t capacity() const noexcept;  // sum of stage capacities
+  [[nodiscard]] std::size_t num_stages() const noexcept { return stages_.size(); }
+  [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
+  [[nodiscard]] const ScalableOptions& options() const noexcept { return options_; }
+  [[nodiscard]] double fp_rate() const noexcept { return options_.fp_rate; }
+  [[nodiscard]] std::vector<StageInfo> Stages() const;
+  [[nodiscard]] const std::vector<BloomFilter>& stages() const noexcept { return stages_; }
+  // 1 - prod(1 - stage rate at its current fill): the chain's current rate.
+  [[nodiscard]] double EstimatedFpRate() const noexcept;
+  // 1 - prod(1 - stage target rate): the bound the chain keeps at its current size.
+  [[nodiscard]] double ExpectedFpRate() const noexcept;
+
+  friend bool operator==(const ScalableBloomFilter& a, const ScalableBloomFilter& b) noexcept;
+
+ private:
+  ScalableBloomFilter() = default;
+  Status AddStage();
+
+  ScalableOptions options_;
+  std::vector<BloomFilter> stages_;
+  std::vector<std::uint64_t> stage_counts_;  // keys added to each stage
+};
+
+}  // namespace bloomkit
