@@ -1,0 +1,7 @@
+# The README's C++ example must be examples/quickstart.cc, character for character.
+file(READ ${README} readme)
+file(READ ${SOURCE} source)
+string(FIND "${readme}" "${source}" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "README.md does not contain examples/quickstart.cc verbatim; update one of them")
+endif()
