@@ -13,6 +13,12 @@ if(BLOOMKIT_SANITIZE)
   target_link_options(bloomkit_sanitizers INTERFACE -fsanitize=${BLOOMKIT_SANITIZE})
 endif()
 
+if(BLOOMKIT_FUZZ)
+  # Coverage instrumentation for everything the fuzz targets reach; the targets add
+  # -fsanitize=fuzzer for libFuzzer's main.
+  target_compile_options(bloomkit_sanitizers INTERFACE -fsanitize=fuzzer-no-link)
+endif()
+
 find_package(PkgConfig REQUIRED)
 # xxHash is used header-only (XXH_INLINE_ALL) so the hash inlines into the hot loops;
 # pkg-config only locates the header.
