@@ -98,14 +98,14 @@ class BlockedBloomFilter {
                      WordArray words) noexcept;
   Status CheckCompatible(const BlockedBloomFilter& other, std::string_view operation) const;
 
-  std::uint64_t num_blocks_ = 0;
-  std::uint32_t num_hashes_ = 0;
-  std::uint64_t capacity_ = 0;
-  double fp_rate_ = 0;
-  std::uint64_t count_ = 0;
-  WordArray words_;
   // Lane enables of the bit pattern: word 8r + j is all-ones when probe 8r + j < k.
   alignas(64) std::uint64_t lane_enable_[16] = {};
+  WordArray words_;
+  std::uint64_t num_blocks_ = 0;
+  std::uint64_t capacity_ = 0;
+  std::uint64_t count_ = 0;
+  double fp_rate_ = 0;
+  std::uint32_t num_hashes_ = 0;
   bool avx2_ = false;
 };
 
