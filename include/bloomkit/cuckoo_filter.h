@@ -14,6 +14,23 @@
 // chains sub-filters, each `expansion` times larger (as RedisBloom's EXPANSION).
 // Const methods may run concurrently; mutation needs exclusive access.
 //
+// Details, and the choices the paper leaves open:
+//  - fingerprint = 1 + FastRange64(h2, 2^f - 1): uniform over the 2^f - 1 non-zero
+//    values, 0 marks an empty slot.
+//  - i1 = FastRange64(h1, num_buckets); i2 = (g(fp) - i1) mod num_buckets with
+//    g(fp) = FastRange64(fmix64(fp), num_buckets). Applying it twice gives i1 back for
+//    any bucket count, so sub-filters need not be powers of two (no 2x memory jumps).
+//  - One lookup reads 2 buckets; a false positive needs the query's fingerprint in one
+//    of 2b slots: rate = 1 - (1 - 1/(2^f - 1))^(2b) ~ 2b / 2^f at full load, e.g. b = 4:
+//    f = 8: 3.1%, f = 12: 0.20%, f = 16: 0.012% (CuckooFpRate).
+//  - Sized for load 84% (b = 2), 95% (b = 4), 98% (b = 8): the loads the paper reaches
+//    with 500 kicks, and what cuckoo_filter_test.cc checks before the first failure.
+//  - Slots are packed: f bits each, a little-endian bit stream (docs/FORMAT.md).
+//
+// Space per key at full load is f / load: 8.4, 12.6 and 16.8 bits (b = 4) against
+// 9.6, 14.4 and 19.2 for a classic filter at 1%, 0.1% and 0.01% targets; see
+// docs/FILTERS.md for where each kind wins.
+//
 //   auto cf = bloomkit::CuckooFilter::Create({.capacity = 1'000'000, .fp_rate = 0.001});
 //   cf->Add("session:9");  cf->Remove("session:9");
 #pragma once
@@ -31,6 +48,11 @@
 
 namespace bloomkit {
 
+// Limits checked by Create and Deserialize.
+inline constexpr std::uint32_t kMaxCuckooKicks = 1U << 20;
+inline constexpr std::uint32_t kMaxCuckooExpansion = 1U << 16;
+inline constexpr std::uint32_t kMaxCuckooFilters = 1024;
+
 struct CuckooOptions {
   std::uint64_t capacity = 0;          // keys it must hold (at <= 95% load for b = 4)
   double fp_rate = 0.01;               // chooses fingerprint_bits when that is 0
@@ -40,9 +62,40 @@ struct CuckooOptions {
   // 0: never grow (a full filter reports kFull). >= 1: add a sub-filter `expansion`
   // times the last one's capacity when full.
   std::uint32_t expansion = 1;
-  std::uint32_t max_filters = 32;
+  std::uint32_t max_filters = 32;  // 1..kMaxCuckooFilters; reaching it is kFull
   std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes;
 };
+
+// The size of one cuckoo sub-filter.
+struct CuckooSizing {
+  std::uint32_t bucket_size = 0;
+  std::uint32_t fingerprint_bits = 0;
+  std::uint64_t num_buckets = 0;
+  std::uint64_t bytes = 0;      // memory of its slots
+  double expected_fp_rate = 0;  // CuckooFpRate(bucket_size, fingerprint_bits)
+};
+
+// The load a sub-filter of `bucket_size` slots per bucket is sized for: 0.84, 0.95, 0.98.
+double CuckooMaxLoad(std::uint32_t bucket_size) noexcept;
+// 1 - (1 - 1/(2^f - 1))^(2b): the rate of one full sub-filter.
+double CuckooFpRate(std::uint32_t bucket_size, std::uint32_t fingerprint_bits) noexcept;
+// Buckets for `capacity` keys at CuckooMaxLoad, and fingerprint bits: the given ones, or
+// (fingerprint_bits = 0) the smallest of 8, 12, 16 whose CuckooFpRate <= fp_rate.
+//   CalculateCuckooSizing(1'000'000, 0.001) -> 263,158 buckets of 4, f = 16, 2,105,264 bytes
+Result<CuckooSizing> CalculateCuckooSizing(std::uint64_t capacity, double fp_rate, std::uint32_t bucket_size = 4,
+                                           std::uint32_t fingerprint_bits = 0,
+                                           std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes);
+
+namespace internal {
+// One sub-filter: num_buckets * bucket_size packed fingerprints, and the victim slot that
+// holds the fingerprint left homeless by a failed chain of kicks (0 = empty).
+struct CuckooTable {
+  std::uint64_t num_buckets = 0;
+  WordArray slots;
+  std::uint64_t victim_bucket = 0;
+  std::uint32_t victim_fingerprint = 0;
+};
+}  // namespace internal
 
 class CuckooFilter {
  public:
@@ -69,7 +122,7 @@ class CuckooFilter {
 
   void Clear() noexcept;
 
-  [[nodiscard]] std::uint64_t capacity() const noexcept;  // slots of all sub-filters
+  [[nodiscard]] std::uint64_t capacity() const noexcept;                 // slots of all sub-filters
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }  // fingerprints stored
   [[nodiscard]] std::uint64_t num_deletes() const noexcept { return num_deletes_; }
   [[nodiscard]] std::uint64_t num_buckets() const noexcept;  // of all sub-filters
@@ -81,19 +134,25 @@ class CuckooFilter {
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
   [[nodiscard]] const CuckooOptions& options() const noexcept { return options_; }
   [[nodiscard]] double LoadFactor() const noexcept;  // count / slots
-  // 1 - (1 - 2^-f)^(2b) per sub-filter at full load, compounded over sub-filters.
+  // 1 - (1 - 1/(2^f - 1))^(2b) per sub-filter at full load, compounded over sub-filters.
   [[nodiscard]] double ExpectedFpRate() const noexcept;
 
+  // Same options (except max_memory_bytes), counts, slots and victims.
   friend bool operator==(const CuckooFilter& a, const CuckooFilter& b) noexcept;
 
  private:
-  struct SubFilter;  // defined in cuckoo_filter.cc
+  using SubFilter = internal::CuckooTable;
   CuckooFilter() = default;
+  Status Grow();
+  // Places `fingerprint` in filters_[table] starting from `bucket`, evicting up to
+  // max_kicks residents; the last homeless fingerprint ends in the victim slot.
+  void InsertWithKicks(std::size_t table, std::uint32_t fingerprint, std::uint64_t bucket) noexcept;
 
   CuckooOptions options_;
   std::vector<SubFilter> filters_;
   std::uint64_t count_ = 0;
   std::uint64_t num_deletes_ = 0;
+  std::uint64_t kick_state_ = 0x9e3779b97f4a7c15ULL;  // xorshift64* state choosing whom to evict; not saved
 };
 
 }  // namespace bloomkit

@@ -8,7 +8,16 @@
 // into the last stage; when it holds its capacity a new stage is added. Queries check
 // every stage (hashing the key once). With the defaults s = 2, r = 0.5 this is
 // RedisBloom's BF layout: first stage at half the error, each next one twice as large
-// with half the error.
+// with half the error. A non-scaling filter has one stage, at rate p itself.
+//
+// Memory: stage i needs ~ -n0 s^i ln(p0 r^i) / ln^2 2 bits, so with s = 2 the chain is
+// about twice the size of one classic filter for all its keys, plus the tightening:
+// 100x the initial capacity at p = 1% costs ~11.9 bits per key against 9.6 for a
+// classic filter sized in advance (docs/FILTERS.md).
+//
+// Serialized form (docs/FORMAT.md, "Payload: scalable"): every stage is a complete
+// classic-filter file, 64-byte aligned inside the payload, so each loads through
+// BloomFilter::Deserialize with all of its checks.
 //
 // Contract: no false negatives; the compound rate stays below fp_rate at any size;
 // AddIfAbsent never re-adds a key that any stage reports. Const methods may run
@@ -31,14 +40,20 @@
 
 namespace bloomkit {
 
+// The most stages a scalable filter may have (its rates shrink by r per stage, so a chain
+// this long is already far past any useful rate).
+inline constexpr std::uint32_t kMaxScalableStages = 1024;
+
 struct ScalableOptions {
   std::uint64_t initial_capacity = 100;  // n0: keys the first stage holds
   double fp_rate = 0.01;                 // p: compound target for the whole chain
   std::uint32_t growth = 2;              // s: stage i + 1 holds s times stage i (>= 1)
   double tightening = 0.5;               // r: stage i + 1 has r times stage i's rate, in (0, 1)
-  // false: one stage only; AddIfAbsent of a new key into a full filter is kFull.
+  // false: one stage only, at rate fp_rate; AddIfAbsent of a new key into a full filter
+  // is kFull ("non scaling filter is full").
   bool scaling = true;
   // Limits: reaching either is an error (kTooLarge), never an unbounded allocation.
+  // max_stages is in [1, kMaxScalableStages].
   std::uint32_t max_stages = 64;
   std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes;
 };
@@ -88,6 +103,11 @@ class ScalableBloomFilter {
   // 1 - prod(1 - stage target rate): the bound the chain keeps at its current size.
   [[nodiscard]] double ExpectedFpRate() const noexcept;
 
+  // Capacity and target rate of stage `index` for `options` (no stage needs to exist):
+  // n0 * s^i and p0 * r^i, or an error when the capacity overflows 64 bits.
+  static Result<StageInfo> StageTarget(const ScalableOptions& options, std::uint32_t index);
+
+  // Same options (except max_memory_bytes), stages and counts.
   friend bool operator==(const ScalableBloomFilter& a, const ScalableBloomFilter& b) noexcept;
 
  private:
@@ -95,8 +115,9 @@ class ScalableBloomFilter {
   Status AddStage();
 
   ScalableOptions options_;
+  // Stage i's count() is the number of keys added to it: a key goes into the last stage
+  // only when no stage reports it, so every such add sets a new bit.
   std::vector<BloomFilter> stages_;
-  std::vector<std::uint64_t> stage_counts_;  // keys added to each stage
 };
 
 }  // namespace bloomkit

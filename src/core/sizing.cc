@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "bloomkit/cuckoo_filter.h"
 #include "internal/message.h"
 
 namespace bloomkit {
@@ -158,8 +159,17 @@ Result<FilterParameters> CalculateParameters(std::uint64_t capacity, double fp_r
       out.expected_fp_rate = BlockedFpRate(best_blocks, n, best_k);
       break;
     }
-    case FilterKind::kCuckoo:
-      return MakeError(ErrorCode::kUnsupported, "cuckoo sizing is computed by CuckooFilter (cuckoo_filter.h)");
+    case FilterKind::kCuckoo: {
+      // Bucket size 4, the smallest fingerprint meeting p (CalculateCuckooSizing).
+      // num_hashes is 2: the two candidate buckets a lookup reads.
+      auto sizing = CalculateCuckooSizing(capacity, fp_rate, 4, 0, max_memory_bytes);
+      if (!sizing.ok()) return std::move(sizing).error();
+      out.num_hashes = 2;
+      out.num_bits = sizing->num_buckets * sizing->bucket_size * sizing->fingerprint_bits;
+      out.bytes = sizing->bytes;
+      out.expected_fp_rate = sizing->expected_fp_rate;
+      break;
+    }
   }
   out.bits_per_key = static_cast<double>(out.num_bits) / n;
   return out;

@@ -1,0 +1,331 @@
+// The scalable Bloom filter (scalable_bloom_filter.h).
+#include "bloomkit/scalable_bloom_filter.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "bloomkit/sizing.h"
+#include "internal/codec.h"
+#include "internal/endian.h"
+#include "internal/hash_inline.h"
+#include "internal/message.h"
+
+namespace bloomkit {
+namespace {
+
+constexpr std::uint64_t kFlagScaling = 1;
+
+std::uint64_t AlignUp64(std::uint64_t bytes) {
+  return (bytes + 63) & ~std::uint64_t{63};
+}
+
+Status ValidateOptions(const ScalableOptions& o) {
+  using internal::MakeError;
+  if (o.initial_capacity == 0) {
+    return MakeError(ErrorCode::kInvalidArgument, "initial capacity must be at least 1, got 0");
+  }
+  if (auto st = ValidateFpRate(o.fp_rate); !st.ok()) return st;
+  if (o.growth == 0) return MakeError(ErrorCode::kInvalidArgument, "growth must be at least 1, got 0");
+  if (!(o.tightening > 0.0 && o.tightening < 1.0)) {
+    return MakeError(ErrorCode::kInvalidArgument, "tightening ratio must be in (0, 1), got ", o.tightening);
+  }
+  if (o.max_stages == 0 || o.max_stages > kMaxScalableStages) {
+    return MakeError(ErrorCode::kInvalidArgument, "max_stages must be in [1, ", kMaxScalableStages, "], got ",
+                     o.max_stages);
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<StageInfo> ScalableBloomFilter::StageTarget(const ScalableOptions& options, std::uint32_t index) {
+  // Rates by repeated multiplication, not pow(): the same doubles on every machine, so a
+  // loaded file's stage rates can be checked for equality.
+  StageInfo info;
+  info.capacity = options.initial_capacity;
+  info.fp_rate = options.scaling ? options.fp_rate * (1.0 - options.tightening) : options.fp_rate;
+  for (std::uint32_t i = 0; i < index; ++i) {
+    if (!internal::CheckedMul(info.capacity, options.growth, &info.capacity)) {
+      return internal::MakeError(ErrorCode::kTooLarge, "stage ", index, " of a scalable filter with initial capacity ",
+                                 options.initial_capacity, " and growth ", options.growth,
+                                 " would hold more than 2^64 keys");
+    }
+    info.fp_rate *= options.tightening;
+  }
+  return info;
+}
+
+Result<ScalableBloomFilter> ScalableBloomFilter::Create(const ScalableOptions& options) {
+  if (auto st = ValidateOptions(options); !st.ok()) return st.error();
+  ScalableBloomFilter filter;
+  filter.options_ = options;
+  if (auto st = filter.AddStage(); !st.ok()) return st.error();
+  return filter;
+}
+
+Status ScalableBloomFilter::AddStage() {
+  using internal::MakeError;
+  if (!stages_.empty() && !options_.scaling) {
+    return MakeError(ErrorCode::kFull, "non scaling filter is full");
+  }
+  if (stages_.size() >= options_.max_stages) {
+    return MakeError(ErrorCode::kTooLarge, "scalable filter reached its limit of ", options_.max_stages,
+                     " stages (max_stages)");
+  }
+  auto target = StageTarget(options_, static_cast<std::uint32_t>(stages_.size()));
+  if (!target.ok()) return target.error();
+  const std::uint64_t used = memory_bytes();
+  const std::uint64_t budget = options_.max_memory_bytes > used ? options_.max_memory_bytes - used : 0;
+  auto stage =
+      BloomFilter::Create({.capacity = target->capacity, .fp_rate = target->fp_rate, .max_memory_bytes = budget});
+  if (!stage.ok()) {
+    return MakeError(ErrorCode::kTooLarge, "cannot add stage ", stages_.size(), " (capacity ", target->capacity,
+                     ", error rate ", target->fp_rate, ") with ", used, " of ", options_.max_memory_bytes,
+                     " bytes in use: ", stage.error().message());
+  }
+  stages_.push_back(std::move(stage).value());
+  return {};
+}
+
+Result<bool> ScalableBloomFilter::AddIfAbsent(std::string_view key) {
+  return AddHashPairIfAbsent(internal::HashKeyInline(key));
+}
+
+Result<bool> ScalableBloomFilter::AddHashIfAbsent(std::uint64_t hash) {
+  return AddHashPairIfAbsent(ExpandHash(hash));
+}
+
+Result<bool> ScalableBloomFilter::AddHashPairIfAbsent(HashPair hash) {
+  if (MayContainHashPair(hash)) return false;
+  if (stages_.back().count() >= stages_.back().capacity()) {
+    if (auto st = AddStage(); !st.ok()) return st.error();
+  }
+  // Absent from every stage, so this sets at least one new bit and count() rises by 1.
+  stages_.back().AddHashPair(hash);
+  return true;
+}
+
+bool ScalableBloomFilter::MayContain(std::string_view key) const noexcept {
+  return MayContainHashPair(internal::HashKeyInline(key));
+}
+
+bool ScalableBloomFilter::MayContainHash(std::uint64_t hash) const noexcept {
+  return MayContainHashPair(ExpandHash(hash));
+}
+
+bool ScalableBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
+  // Newest first: the last stage holds about half of all keys (s = 2).
+  for (auto it = stages_.rbegin(); it != stages_.rend(); ++it) {
+    if (it->MayContainHashPair(hash)) return true;
+  }
+  return false;
+}
+
+Status ScalableBloomFilter::Merge(const ScalableBloomFilter& other) {
+  const ScalableOptions& a = options_;
+  const ScalableOptions& b = other.options_;
+  if (a.initial_capacity != b.initial_capacity || a.fp_rate != b.fp_rate || a.growth != b.growth ||
+      a.tightening != b.tightening || a.scaling != b.scaling || stages_.size() != other.stages_.size()) {
+    return internal::MakeError(ErrorCode::kIncompatible, "cannot merge scalable filters with different options or ",
+                               "stage counts (", stages_.size(), " and ", other.stages_.size(), " stages)");
+  }
+  for (std::size_t i = 0; i < stages_.size(); ++i) {
+    if (auto st = stages_[i].Merge(other.stages_[i]); !st.ok()) return st;
+  }
+  return {};
+}
+
+void ScalableBloomFilter::Clear() noexcept {
+  stages_.erase(stages_.begin() + 1, stages_.end());
+  stages_.front().Clear();
+}
+
+std::uint64_t ScalableBloomFilter::count() const noexcept {
+  std::uint64_t total = 0;
+  for (const BloomFilter& s : stages_) total += s.count();
+  return total;
+}
+
+std::uint64_t ScalableBloomFilter::capacity() const noexcept {
+  std::uint64_t total = 0;
+  for (const BloomFilter& s : stages_) total += s.capacity();
+  return total;
+}
+
+std::uint64_t ScalableBloomFilter::memory_bytes() const noexcept {
+  std::uint64_t total = 0;
+  for (const BloomFilter& s : stages_) total += s.memory_bytes();
+  return total;
+}
+
+std::vector<StageInfo> ScalableBloomFilter::Stages() const {
+  std::vector<StageInfo> out;
+  out.reserve(stages_.size());
+  for (const BloomFilter& s : stages_) {
+    out.push_back({.capacity = s.capacity(),
+                   .count = s.count(),
+                   .num_bits = s.num_bits(),
+                   .num_hashes = s.num_hashes(),
+                   .fp_rate = s.fp_rate(),
+                   .memory_bytes = s.memory_bytes()});
+  }
+  return out;
+}
+
+double ScalableBloomFilter::EstimatedFpRate() const noexcept {
+  double pass = 1.0;
+  for (const BloomFilter& s : stages_) pass *= 1.0 - s.EstimatedFpRate();
+  return 1.0 - pass;
+}
+
+double ScalableBloomFilter::ExpectedFpRate() const noexcept {
+  double pass = 1.0;
+  for (const BloomFilter& s : stages_) pass *= 1.0 - s.fp_rate();
+  return 1.0 - pass;
+}
+
+bool operator==(const ScalableBloomFilter& a, const ScalableBloomFilter& b) noexcept {
+  const ScalableOptions& x = a.options_;
+  const ScalableOptions& y = b.options_;
+  return x.initial_capacity == y.initial_capacity && x.fp_rate == y.fp_rate && x.growth == y.growth &&
+         x.tightening == y.tightening && x.scaling == y.scaling && x.max_stages == y.max_stages &&
+         a.stages_ == b.stages_;
+}
+
+// Header: capacity = sum of stage capacities, count = sum of stage counts, fp_rate = p.
+// params[0] = num_stages, [1] = initial_capacity, [2] = growth, [3] = tightening as
+// IEEE-754 binary64 bits, [4] = flags (bit 0: scaling), [5] = max_stages.
+// Payload: per stage, a complete uncompressed classic-filter file (kind 1) followed by
+// zero bytes up to the next multiple of 64.
+std::vector<std::byte> ScalableBloomFilter::Serialize(const SaveOptions& options) const {
+  std::vector<std::vector<std::byte>> files;
+  files.reserve(stages_.size());
+  std::uint64_t payload = 0;
+  for (const BloomFilter& s : stages_) {
+    files.push_back(s.Serialize());
+    payload += AlignUp64(files.back().size());
+  }
+  FileHeader header;
+  header.kind = kKind;
+  header.capacity = capacity();
+  header.count = count();
+  header.fp_rate = options_.fp_rate;
+  header.payload_bytes = payload;
+  header.params[0] = stages_.size();
+  header.params[1] = options_.initial_capacity;
+  header.params[2] = options_.growth;
+  header.params[3] = std::bit_cast<std::uint64_t>(options_.tightening);
+  header.params[4] = options_.scaling ? kFlagScaling : 0;
+  header.params[5] = options_.max_stages;
+  return internal::EncodeFile(
+      header,
+      [&](std::span<std::byte> out) {
+        std::fill(out.begin(), out.end(), std::byte{0});
+        std::size_t offset = 0;
+        for (const auto& f : files) {
+          std::copy(f.begin(), f.end(), out.begin() + static_cast<std::ptrdiff_t>(offset));
+          offset += static_cast<std::size_t>(AlignUp64(f.size()));
+        }
+      },
+      options);
+}
+
+Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(std::span<const std::byte> bytes,
+                                                             const LoadOptions& options) {
+  using internal::MakeError;
+  auto file = internal::DecodeFile(bytes, kKind, options.max_memory_bytes);
+  if (!file.ok()) return std::move(file).error();
+  const FileHeader& h = file->header;
+  ScalableOptions o;
+  o.fp_rate = h.fp_rate;
+  o.initial_capacity = h.params[1];
+  if (h.params[2] > std::numeric_limits<std::uint32_t>::max()) {
+    return MakeError(ErrorCode::kParameterMismatch, "growth ", h.params[2], " is not a 32-bit value");
+  }
+  o.growth = static_cast<std::uint32_t>(h.params[2]);
+  o.tightening = std::bit_cast<double>(h.params[3]);
+  if ((h.params[4] & ~kFlagScaling) != 0) {
+    return MakeError(ErrorCode::kReservedNonZero, "unknown scalable flag bits 0x", std::hex, h.params[4]);
+  }
+  o.scaling = (h.params[4] & kFlagScaling) != 0;
+  if (h.params[5] > kMaxScalableStages) {
+    return MakeError(ErrorCode::kParameterMismatch, "max_stages ", h.params[5], " is not in [1, ", kMaxScalableStages,
+                     "]");
+  }
+  o.max_stages = static_cast<std::uint32_t>(h.params[5]);
+  o.max_memory_bytes = options.max_memory_bytes;
+  if (auto st = ValidateOptions(o); !st.ok()) return Error(ErrorCode::kParameterMismatch, st.error().message());
+  const std::uint64_t num_stages = h.params[0];
+  if (num_stages == 0 || num_stages > o.max_stages || (!o.scaling && num_stages != 1)) {
+    return MakeError(ErrorCode::kParameterMismatch, "number of stages ", num_stages, " is not in [1, ",
+                     o.scaling ? o.max_stages : 1, "]");
+  }
+
+  ScalableBloomFilter filter;
+  filter.options_ = o;
+  filter.stages_.reserve(static_cast<std::size_t>(num_stages));
+  std::span<const std::byte> rest = file->payload;
+  std::uint64_t total_count = 0;
+  std::uint64_t total_capacity = 0;
+  std::uint64_t memory_left = options.max_memory_bytes;
+  for (std::uint32_t i = 0; i < num_stages; ++i) {
+    // The stage's own header says how long it is; check that before handing it over.
+    // A stage that is inconsistent after the outer checksum passed was crafted: its
+    // errors are the outer file's parameter errors (except the memory limit).
+    auto nested = [&](const Error& e) {
+      return MakeError(e.code() == ErrorCode::kTooLarge ? ErrorCode::kTooLarge : ErrorCode::kParameterMismatch,
+                       "stage ", i, " of ", num_stages, ": ", e.message());
+    };
+    if (rest.size() < kHeaderBytes + kChecksumBytes) {
+      return MakeError(ErrorCode::kParameterMismatch, "payload ends before stage ", i, " of ", num_stages);
+    }
+    auto stage_header = internal::DecodeHeader(rest);
+    if (!stage_header.ok()) return nested(stage_header.error());
+    if ((stage_header->flags & kFlagZstdPayload) != 0) {
+      return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " is compressed inside the payload");
+    }
+    const std::uint64_t stage_bytes = kHeaderBytes + stage_header->stored_payload_bytes + kChecksumBytes;
+    if (stage_bytes > rest.size()) {
+      return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " announces ", stage_bytes, " bytes, only ",
+                       rest.size(), " left in the payload");
+    }
+    auto stage =
+        BloomFilter::Deserialize(rest.first(static_cast<std::size_t>(stage_bytes)), {.max_memory_bytes = memory_left});
+    if (!stage.ok()) return nested(stage.error());
+    auto target = StageTarget(o, i);
+    if (!target.ok()) return Error(ErrorCode::kParameterMismatch, target.error().message());
+    if (stage->capacity() != target->capacity || stage->fp_rate() != target->fp_rate) {
+      return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " has capacity ", stage->capacity(),
+                       " and error rate ", stage->fp_rate(), ", the options give ", target->capacity, " and ",
+                       target->fp_rate);
+    }
+    const std::uint64_t padded = AlignUp64(stage_bytes);
+    for (std::uint64_t j = stage_bytes; j < std::min<std::uint64_t>(padded, rest.size()); ++j) {
+      if (rest[static_cast<std::size_t>(j)] != std::byte{0}) {
+        return MakeError(ErrorCode::kReservedNonZero, "padding after stage ", i, " is not zero");
+      }
+    }
+    if (padded > rest.size()) {
+      return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " is not padded to 64 bytes");
+    }
+    rest = rest.subspan(static_cast<std::size_t>(padded));
+    memory_left -= stage->memory_bytes();  // Deserialize kept it within memory_left
+    if (!internal::CheckedAdd(total_count, stage->count(), &total_count) ||
+        !internal::CheckedAdd(total_capacity, stage->capacity(), &total_capacity)) {
+      return MakeError(ErrorCode::kParameterMismatch, "stage counts or capacities overflow 64 bits");
+    }
+    filter.stages_.push_back(std::move(stage).value());
+  }
+  if (!rest.empty()) {
+    return MakeError(ErrorCode::kParameterMismatch, rest.size(), " bytes after the last stage");
+  }
+  if (total_count != h.count || total_capacity != h.capacity) {
+    return MakeError(ErrorCode::kParameterMismatch, "header count ", h.count, " and capacity ", h.capacity,
+                     " differ from the stages' ", total_count, " and ", total_capacity);
+  }
+  return filter;
+}
+
+}  // namespace bloomkit

@@ -1,0 +1,35 @@
+// The filter contract (filter_contract.h) for ConcurrentBloomFilter and
+// ConcurrentBlockedBloomFilter, used from one thread: the same answers and files as
+// the single-threaded kinds (the threaded tests are in tests/concurrency/).
+#include "bloomkit/concurrent_bloom_filter.h"
+#include "bloomkit/sizing.h"
+#include "contract/filter_contract.h"
+
+namespace bloomkit_test {
+namespace {
+
+struct ConcurrentClassicTraits : DefaultFilterTraits<bloomkit::ConcurrentBloomFilter> {
+  static constexpr std::string_view kName = "concurrent classic";
+  static constexpr bool kSupportsMerge = false;
+  static constexpr bool kSupportsIntersect = false;
+  static bloomkit::Result<Filter> Make(std::uint64_t capacity, double fp_rate) {
+    return Filter::Create({.capacity = capacity, .fp_rate = fp_rate});
+  }
+  static double ExpectedFpRate(const Filter& f) { return f.Snapshot().ExpectedFpRate(); }
+};
+
+struct ConcurrentBlockedTraits : DefaultFilterTraits<bloomkit::ConcurrentBlockedBloomFilter> {
+  static constexpr std::string_view kName = "concurrent blocked";
+  static constexpr bool kSupportsMerge = false;
+  static constexpr bool kSupportsIntersect = false;
+  static bloomkit::Result<Filter> Make(std::uint64_t capacity, double fp_rate) {
+    return Filter::Create({.capacity = capacity, .fp_rate = fp_rate});
+  }
+  static double ExpectedFpRate(const Filter& f) { return f.Snapshot().ExpectedFpRate(); }
+};
+
+using ConcurrentKinds = ::testing::Types<ConcurrentClassicTraits, ConcurrentBlockedTraits>;
+INSTANTIATE_TYPED_TEST_SUITE_P(Concurrent, FilterContractTest, ConcurrentKinds);
+
+}  // namespace
+}  // namespace bloomkit_test
