@@ -1,0 +1,102 @@
+// Argument parsing of bloomkit.so: module arguments and every command's options, as
+// plain functions over byte strings. Nothing here needs a running Redis, so the rules
+// are unit-tested (tests/integration/redis/args_test.cc) and can be fuzzed.
+//
+// Numbers follow Redis' own rules (RedisModule_StringToLongLong / StringToDouble): the
+// whole argument must be the number, no spaces, no trailing bytes; doubles must be
+// finite. Keywords are case-insensitive. Every error names the bad argument and, for
+// ranges, the valid range; the reply text starts with RedisBloom's wording where it has
+// one (replies.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "bloomkit/result.h"
+
+namespace bloomkit::redis {
+
+using Args = std::span<const std::string_view>;
+
+// Defaults at --loadmodule time. Names follow RedisBloom's where it has one.
+struct ModuleConfig {
+  double error_rate = 0.01;                                   // ERROR_RATE: BF.ADD/MADD/INSERT auto-create
+  std::uint64_t initial_size = 100;                           // INITIAL_SIZE (or CAPACITY)
+  std::uint32_t expansion = 2;                                // EXPANSION
+  std::uint64_t cf_initial_size = 1024;                       // CF_INITIAL_SIZE: CF.ADD/INSERT auto-create
+  std::uint32_t cf_bucket_size = 2;                           // CF_BUCKETSIZE: 2, 4 or 8
+  std::uint32_t cf_max_iterations = 20;                       // CF_MAX_ITERATIONS
+  std::uint32_t cf_expansion = 1;                             // CF_EXPANSION
+  std::uint32_t cf_max_expansions = 32;                       // CF_MAX_EXPANSIONS: sub-filters of one cuckoo filter
+  std::uint32_t cf_fingerprint_bits = 8;                      // CF_FINGERPRINT_BITS: 8, 12 or 16
+  std::uint32_t cbf_counter_bits = 4;                         // CBF_COUNTER_BITS: 4 or 8
+  std::uint64_t max_filter_bytes = std::uint64_t{512} << 20;  // MAX_FILTER_BYTES
+  // SCANDUMP_CHUNK_BYTES: payload bytes per SCANDUMP reply and per AOF LOADCHUNK.
+  std::uint64_t scandump_chunk_bytes = std::uint64_t{8} << 20;
+};
+
+// "NAME value" pairs, e.g. {"ERROR_RATE", "0.001", "MAX_FILTER_BYTES", "64mb"}.
+Result<ModuleConfig> ParseModuleArgs(Args args);
+
+// Strict integer: "-12" ok; " 12", "12x", "" and overflow rejected.
+std::optional<std::int64_t> ParseInt64(std::string_view text) noexcept;
+// Strict finite double ("0.01", "1e-3"); "nan", "inf", "" rejected.
+std::optional<double> ParseDouble(std::string_view text) noexcept;
+// Byte size with an optional k/kb/m/mb/g/gb suffix (powers of 1024), as redis.conf.
+std::optional<std::uint64_t> ParseBytes(std::string_view text) noexcept;
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) noexcept;
+
+// BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING]
+// (args start after the key).
+struct BfCreateArgs {
+  double error_rate = 0.01;
+  std::uint64_t capacity = 100;
+  std::uint32_t expansion = 2;
+  bool nonscaling = false;
+};
+Result<BfCreateArgs> ParseBfReserve(Args args, const ModuleConfig& config);
+
+// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION x] [NOCREATE] [NONSCALING] ITEMS item...
+struct BfInsertArgs {
+  BfCreateArgs create;
+  bool nocreate = false;
+  std::size_t first_item = 0;  // index into args of the first item
+};
+Result<BfInsertArgs> ParseBfInsert(Args args, const ModuleConfig& config);
+
+// CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e]
+struct CfCreateArgs {
+  std::uint64_t capacity = 1024;
+  std::uint32_t bucket_size = 2;
+  std::uint32_t max_iterations = 20;
+  std::uint32_t expansion = 1;
+};
+Result<CfCreateArgs> ParseCfReserve(Args args, const ModuleConfig& config);
+
+// CF.INSERT / CF.INSERTNX key [CAPACITY c] [NOCREATE] ITEMS item...
+struct CfInsertArgs {
+  CfCreateArgs create;
+  bool nocreate = false;
+  std::size_t first_item = 0;
+};
+Result<CfInsertArgs> ParseCfInsert(Args args, const ModuleConfig& config);
+
+// CBF.RESERVE key error_rate capacity [COUNTERBITS 4|8]
+struct CbfCreateArgs {
+  double error_rate = 0.01;
+  std::uint64_t capacity = 100;
+  std::uint32_t counter_bits = 4;
+};
+Result<CbfCreateArgs> ParseCbfReserve(Args args, const ModuleConfig& config);
+
+// BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]
+enum class BfInfoField { kAll, kCapacity, kSize, kFilters, kItems, kExpansion };
+Result<BfInfoField> ParseBfInfoField(Args args);
+
+// The iterator of SCANDUMP (>= 0) and LOADCHUNK (>= 1).
+Result<std::int64_t> ParseScanIterator(std::string_view text, bool for_loadchunk);
+
+}  // namespace bloomkit::redis

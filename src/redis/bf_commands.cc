@@ -1,0 +1,265 @@
+// BF.*: RedisBloom's Bloom filter commands on bloomkit::ScalableBloomFilter, plus
+// BF.MERGE. Reply shapes follow RedisBloom 2.8: booleans (integers under RESP2) for
+// ADD/EXISTS and their multi forms, a map (flat array under RESP2) for INFO.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "filter_value.h"
+
+namespace bloomkit::redis {
+namespace {
+
+using Value = FilterValue<ScalableBloomFilter>;
+
+Result<ScalableBloomFilter> CreateFilter(const BfCreateArgs& args) {
+  ScalableOptions options;
+  options.initial_capacity = args.capacity;
+  options.fp_rate = args.error_rate;
+  options.growth = args.expansion;
+  options.tightening = 0.5;
+  options.scaling = !args.nonscaling;
+  // RedisBloom grows a chain until memory runs out; here MAX_FILTER_BYTES bounds it.
+  options.max_stages = kMaxScalableStages;
+  options.max_memory_bytes = Config().max_filter_bytes;
+  auto filter = ScalableBloomFilter::Create(options);
+  if (!filter.ok()) return CoreError(filter.error());
+  return filter;
+}
+
+// Outcome of adding one item: 1 added, 0 maybe present, or an error reply text.
+struct AddOutcome {
+  int added = 0;
+  std::string error;
+};
+
+// Adds `items` in order, stopping at the first error (as RedisBloom does when a
+// non-scaling filter fills up: the reply array ends with that error).
+std::vector<AddOutcome> AddItems(ScalableBloomFilter& filter, const Command& cmd, std::size_t first, bool* modified) {
+  std::vector<AddOutcome> out;
+  out.reserve(cmd.argc() - first);
+  for (std::size_t i = first; i < cmd.argc(); ++i) {
+    auto added = filter.AddIfAbsent(cmd.arg(i));
+    if (!added.ok()) {
+      out.push_back({0, added.error().code() == ErrorCode::kFull ? std::string(reply::kNonScalingFull)
+                                                                 : CoreError(added.error()).message()});
+      break;
+    }
+    if (added.value()) *modified = true;
+    out.push_back({added.value() ? 1 : 0, {}});
+  }
+  return out;
+}
+
+// BF.ADD / BF.MADD / BF.INSERT after parsing: find or create, add, reply.
+Status InsertCommon(Command& cmd, const BfCreateArgs& create, bool autocreate, std::size_t first, bool multi) {
+  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
+  const auto found = Find<BfFamily>(key);
+  if (found.wrong_type) return ReplyError(reply::kWrongType);
+  Value* value = found.value;
+  bool modified = false;
+  if (value == nullptr) {
+    if (!autocreate) return ReplyError(reply::kNotFound);
+    auto filter = CreateFilter(create);
+    if (!filter.ok()) return std::move(filter).error();
+    value = StoreNew<BfFamily>(key, std::move(filter).value());
+    if (value == nullptr) return ReplyError(reply::kInternal);
+    modified = true;
+  } else if (!value->ready()) {
+    return ReplyError(reply::kFilterLoading);
+  }
+  const std::vector<AddOutcome> outcomes = AddItems(*value->filter, cmd, first, &modified);
+  if (modified) {
+    value->Touch();
+    cmd.Replicate();
+  }
+  if (!multi) {
+    if (!outcomes[0].error.empty()) return ReplyError(outcomes[0].error);
+    cmd.Bool(outcomes[0].added == 1);
+    return {};
+  }
+  cmd.Array(static_cast<long>(outcomes.size()));
+  for (const AddOutcome& o : outcomes) {
+    if (o.error.empty()) {
+      cmd.Bool(o.added == 1);
+    } else {
+      cmd.ErrorReply(o.error);
+    }
+  }
+  return {};
+}
+
+BfCreateArgs Defaults() {
+  BfCreateArgs args;
+  args.error_rate = Config().error_rate;
+  args.capacity = Config().initial_size;
+  args.expansion = Config().expansion;
+  return args;
+}
+
+}  // namespace
+
+Status BfReserve(Command& cmd) {
+  if (cmd.argc() < 4 || cmd.argc() > 7) return cmd.WrongArity(), Status();
+  const auto args = cmd.args_from(2);
+  auto parsed = ParseBfReserve(args, Config());
+  if (!parsed.ok()) return std::move(parsed).error();
+  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
+  const auto found = Find<BfFamily>(key);
+  if (found.wrong_type) return ReplyError(reply::kWrongType);
+  if (!key.empty()) return ReplyError(reply::kItemExists);
+  auto filter = CreateFilter(parsed.value());
+  if (!filter.ok()) return std::move(filter).error();
+  if (StoreNew<BfFamily>(key, std::move(filter).value()) == nullptr) return ReplyError(reply::kInternal);
+  cmd.Replicate();
+  cmd.Ok();
+  return {};
+}
+
+Status BfAdd(Command& cmd) {
+  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
+  return InsertCommon(cmd, Defaults(), /*autocreate=*/true, 2, /*multi=*/false);
+}
+
+Status BfMadd(Command& cmd) {
+  if (cmd.argc() < 3) return cmd.WrongArity(), Status();
+  return InsertCommon(cmd, Defaults(), /*autocreate=*/true, 2, /*multi=*/true);
+}
+
+Status BfInsert(Command& cmd) {
+  if (cmd.argc() < 4) return cmd.WrongArity(), Status();
+  const auto args = cmd.args_from(2);
+  auto parsed = ParseBfInsert(args, Config());
+  if (!parsed.ok()) return std::move(parsed).error();
+  return InsertCommon(cmd, parsed->create, !parsed->nocreate, 2 + parsed->first_item, /*multi=*/true);
+}
+
+namespace {
+
+Status ExistsCommon(Command& cmd, bool multi) {
+  OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
+  const auto found = Find<BfFamily>(key);
+  if (found.wrong_type) return ReplyError(reply::kWrongType);
+  if (found.value != nullptr && !found.value->ready()) return ReplyError(reply::kFilterLoading);
+  const ScalableBloomFilter* filter = found.value != nullptr ? &*found.value->filter : nullptr;
+  if (multi) cmd.Array(static_cast<long>(cmd.argc() - 2));
+  for (std::size_t i = 2; i < cmd.argc(); ++i) cmd.Bool(filter != nullptr && filter->MayContain(cmd.arg(i)));
+  return {};
+}
+
+}  // namespace
+
+Status BfExists(Command& cmd) {
+  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
+  return ExistsCommon(cmd, /*multi=*/false);
+}
+
+Status BfMexists(Command& cmd) {
+  if (cmd.argc() < 3) return cmd.WrongArity(), Status();
+  return ExistsCommon(cmd, /*multi=*/true);
+}
+
+Status BfInfo(Command& cmd) {
+  if (cmd.argc() != 2 && cmd.argc() != 3) return cmd.WrongArity(), Status();
+  OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
+  const auto found = Find<BfFamily>(key);
+  if (auto s = RequireReady(found); !s.ok()) return s;
+  const auto args = cmd.args_from(2);
+  auto field = ParseBfInfoField(args);
+  if (!field.ok()) return std::move(field).error();
+  const ScalableBloomFilter& f = *found.value->filter;
+  const auto capacity = static_cast<long long>(f.capacity());
+  const auto size = static_cast<long long>(ValueMemory<BfFamily>(*found.value));
+  const auto filters = static_cast<long long>(f.num_stages());
+  const auto items = static_cast<long long>(f.count());
+  const bool scaling = f.options().scaling;
+  const auto expansion = static_cast<long long>(f.options().growth);
+  auto reply_expansion = [&] {
+    if (scaling) {
+      cmd.Int(expansion);
+    } else {
+      cmd.Null();
+    }
+  };
+  switch (field.value()) {
+    case BfInfoField::kAll:
+      cmd.Map(5);
+      cmd.SimpleString("Capacity");
+      cmd.Int(capacity);
+      cmd.SimpleString("Size");
+      cmd.Int(size);
+      cmd.SimpleString("Number of filters");
+      cmd.Int(filters);
+      cmd.SimpleString("Number of items inserted");
+      cmd.Int(items);
+      cmd.SimpleString("Expansion rate");
+      reply_expansion();
+      return {};
+    case BfInfoField::kCapacity: cmd.Array(1), cmd.Int(capacity); return {};
+    case BfInfoField::kSize: cmd.Array(1), cmd.Int(size); return {};
+    case BfInfoField::kFilters: cmd.Array(1), cmd.Int(filters); return {};
+    case BfInfoField::kItems: cmd.Array(1), cmd.Int(items); return {};
+    case BfInfoField::kExpansion: cmd.Array(1), reply_expansion(); return {};
+  }
+  return ReplyError(reply::kInternal);
+}
+
+Status BfCard(Command& cmd) {
+  if (cmd.argc() != 2) return cmd.WrongArity(), Status();
+  OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
+  const auto found = Find<BfFamily>(key);
+  if (found.wrong_type) return ReplyError(reply::kWrongType);
+  if (found.value == nullptr) {
+    cmd.Int(0);
+    return {};
+  }
+  if (!found.value->ready()) return ReplyError(reply::kFilterLoading);
+  cmd.Int(static_cast<long long>(found.value->filter->count()));
+  return {};
+}
+
+Status BfScanDump(Command& cmd) {
+  return ScanDump<BfFamily>(cmd);
+}
+Status BfLoadChunk(Command& cmd) {
+  return LoadChunk<BfFamily>(cmd);
+}
+
+// BF.MERGE dest src [src ...]: dest becomes the union of dest (if it exists) and every
+// source. All filters must have been created with the same options and have the same
+// stage layout; the merge is computed on a copy, so a failure leaves dest unchanged.
+Status BfMerge(Command& cmd) {
+  if (cmd.argc() < 3) return cmd.WrongArity(), Status();
+  std::vector<const ScalableBloomFilter*> sources;
+  std::vector<std::unique_ptr<OpenKey>> source_keys;
+  for (std::size_t i = 2; i < cmd.argc(); ++i) {
+    source_keys.push_back(std::make_unique<OpenKey>(cmd.ctx(), cmd.raw(i), kRead));
+    const auto found = Find<BfFamily>(*source_keys.back());
+    if (auto s = RequireReady(found); !s.ok()) {
+      return ReplyError(s.error().message(), "source " + std::string(cmd.arg(i)));
+    }
+    sources.push_back(&*found.value->filter);
+  }
+  OpenKey dest_key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
+  const auto dest = Find<BfFamily>(dest_key);
+  if (dest.wrong_type) return ReplyError(reply::kWrongType);
+  if (dest.value != nullptr && !dest.value->ready()) return ReplyError(reply::kFilterLoading);
+  ScalableBloomFilter result = dest.value != nullptr ? *dest.value->filter : *sources[0];
+  for (const ScalableBloomFilter* source : sources) {
+    if (auto merged = result.Merge(*source); !merged.ok()) {
+      return ReplyError(reply::kMergeIncompatible, merged.error().message());
+    }
+  }
+  if (dest.value != nullptr) {
+    *dest.value->filter = std::move(result);
+    dest.value->Touch();
+  } else if (StoreNew<BfFamily>(dest_key, std::move(result)) == nullptr) {
+    return ReplyError(reply::kInternal);
+  }
+  cmd.Replicate();
+  cmd.Ok();
+  return {};
+}
+
+}  // namespace bloomkit::redis

@@ -1,0 +1,234 @@
+// CF.*: RedisBloom's cuckoo filter commands on bloomkit::CuckooFilter. Replies follow
+// RedisBloom 2.8: booleans (integers under RESP2) for ADD, ADDNX, EXISTS, MEXISTS, DEL
+// and INSERT; integers for INSERTNX (1 added, 0 present, -1 full) and COUNT; a map for
+// INFO. Differences (bucket sizes 2/4/8 only, configurable fingerprint width) are in
+// docs/REDIS.md.
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "filter_value.h"
+
+namespace bloomkit::redis {
+namespace {
+
+using Value = FilterValue<CuckooFilter>;
+
+Result<CuckooFilter> CreateFilter(const CfCreateArgs& args) {
+  CuckooOptions options;
+  options.capacity = args.capacity;
+  options.bucket_size = args.bucket_size;
+  options.fingerprint_bits = Config().cf_fingerprint_bits;
+  options.max_kicks = args.max_iterations;
+  options.expansion = args.expansion;
+  options.max_filters = Config().cf_max_expansions;
+  options.max_memory_bytes = Config().max_filter_bytes;
+  auto filter = CuckooFilter::Create(options);
+  if (!filter.ok()) return CoreError(filter.error());
+  return filter;
+}
+
+CfCreateArgs Defaults() {
+  CfCreateArgs args;
+  args.capacity = Config().cf_initial_size;
+  args.bucket_size = Config().cf_bucket_size;
+  args.max_iterations = Config().cf_max_iterations;
+  args.expansion = Config().cf_expansion;
+  return args;
+}
+
+// 1 added, 0 present (NX only), -1 full; or an error reply text.
+struct AddOutcome {
+  int result = 0;
+  std::string error;
+};
+
+AddOutcome AddOne(CuckooFilter& filter, std::string_view item, bool nx, bool* modified) {
+  if (nx) {
+    auto added = filter.AddIfAbsent(item);
+    if (added.ok()) {
+      if (added.value()) *modified = true;
+      return {added.value() ? 1 : 0, {}};
+    }
+    if (added.error().code() == ErrorCode::kFull) return {-1, {}};
+    return {0, CoreError(added.error()).message()};
+  }
+  auto added = filter.Add(item);
+  if (added.ok()) {
+    *modified = true;
+    return {1, {}};
+  }
+  if (added.error().code() == ErrorCode::kFull) return {-1, {}};
+  return {0, CoreError(added.error()).message()};
+}
+
+Status InsertCommon(Command& cmd, const CfCreateArgs& create, bool autocreate, std::size_t first, bool multi, bool nx) {
+  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
+  const auto found = Find<CfFamily>(key);
+  if (found.wrong_type) return ReplyError(reply::kWrongType);
+  Value* value = found.value;
+  bool modified = false;
+  if (value == nullptr) {
+    if (!autocreate) return ReplyError(reply::kNotFound);
+    auto filter = CreateFilter(create);
+    if (!filter.ok()) return std::move(filter).error();
+    value = StoreNew<CfFamily>(key, std::move(filter).value());
+    if (value == nullptr) return ReplyError(reply::kInternal);
+    modified = true;
+  } else if (!value->ready()) {
+    return ReplyError(reply::kFilterLoading);
+  }
+  std::vector<AddOutcome> outcomes;
+  outcomes.reserve(cmd.argc() - first);
+  for (std::size_t i = first; i < cmd.argc(); ++i) {
+    outcomes.push_back(AddOne(*value->filter, cmd.arg(i), nx, &modified));
+  }
+  if (modified) {
+    value->Touch();
+    cmd.Replicate();
+  }
+  if (!multi) {
+    const AddOutcome& o = outcomes[0];
+    if (!o.error.empty()) return ReplyError(o.error);
+    if (o.result < 0) return ReplyError(reply::kCfFull);
+    cmd.Bool(o.result == 1);
+    return {};
+  }
+  cmd.Array(static_cast<long>(outcomes.size()));
+  for (const AddOutcome& o : outcomes) {
+    if (!o.error.empty()) {
+      cmd.ErrorReply(o.error);
+    } else if (nx || o.result < 0) {
+      cmd.Int(o.result);
+    } else {
+      cmd.Bool(o.result == 1);
+    }
+  }
+  return {};
+}
+
+Status InsertParsed(Command& cmd, bool nx) {
+  if (cmd.argc() < 4) return cmd.WrongArity(), Status();
+  const auto args = cmd.args_from(2);
+  auto parsed = ParseCfInsert(args, Config());
+  if (!parsed.ok()) return std::move(parsed).error();
+  return InsertCommon(cmd, parsed->create, !parsed->nocreate, 2 + parsed->first_item, /*multi=*/true, nx);
+}
+
+Status CheckCommon(Command& cmd, bool multi, bool count) {
+  OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
+  const auto found = Find<CfFamily>(key);
+  if (found.wrong_type) return ReplyError(reply::kWrongType);
+  if (found.value != nullptr && !found.value->ready()) return ReplyError(reply::kFilterLoading);
+  const CuckooFilter* filter = found.value != nullptr ? &*found.value->filter : nullptr;
+  if (multi) cmd.Array(static_cast<long>(cmd.argc() - 2));
+  for (std::size_t i = 2; i < cmd.argc(); ++i) {
+    if (count) {
+      cmd.Int(filter != nullptr ? static_cast<long long>(filter->Count(cmd.arg(i))) : 0);
+    } else {
+      cmd.Bool(filter != nullptr && filter->MayContain(cmd.arg(i)));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Status CfReserve(Command& cmd) {
+  // CF.RESERVE key capacity [NAME value]...: an odd count, at least 3.
+  if (cmd.argc() < 3 || cmd.argc() % 2 == 0) return cmd.WrongArity(), Status();
+  const auto args = cmd.args_from(2);
+  auto parsed = ParseCfReserve(args, Config());
+  if (!parsed.ok()) return std::move(parsed).error();
+  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
+  const auto found = Find<CfFamily>(key);
+  if (found.wrong_type) return ReplyError(reply::kWrongType);
+  if (!key.empty()) return ReplyError(reply::kItemExists);
+  auto filter = CreateFilter(parsed.value());
+  if (!filter.ok()) return std::move(filter).error();
+  if (StoreNew<CfFamily>(key, std::move(filter).value()) == nullptr) return ReplyError(reply::kInternal);
+  cmd.Replicate();
+  cmd.Ok();
+  return {};
+}
+
+Status CfAdd(Command& cmd) {
+  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
+  return InsertCommon(cmd, Defaults(), true, 2, /*multi=*/false, /*nx=*/false);
+}
+
+Status CfAddNx(Command& cmd) {
+  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
+  return InsertCommon(cmd, Defaults(), true, 2, /*multi=*/false, /*nx=*/true);
+}
+
+Status CfInsert(Command& cmd) {
+  return InsertParsed(cmd, /*nx=*/false);
+}
+Status CfInsertNx(Command& cmd) {
+  return InsertParsed(cmd, /*nx=*/true);
+}
+
+Status CfExists(Command& cmd) {
+  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
+  return CheckCommon(cmd, /*multi=*/false, /*count=*/false);
+}
+
+Status CfMexists(Command& cmd) {
+  if (cmd.argc() < 3) return cmd.WrongArity(), Status();
+  return CheckCommon(cmd, /*multi=*/true, /*count=*/false);
+}
+
+Status CfCount(Command& cmd) {
+  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
+  return CheckCommon(cmd, /*multi=*/false, /*count=*/true);
+}
+
+Status CfDel(Command& cmd) {
+  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
+  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
+  const auto found = Find<CfFamily>(key);
+  if (auto s = RequireReady(found, reply::kCfNotFound); !s.ok()) return s;
+  const bool removed = found.value->filter->Remove(cmd.arg(2));
+  if (removed) {
+    found.value->Touch();
+    cmd.Replicate();
+  }
+  cmd.Bool(removed);
+  return {};
+}
+
+Status CfInfo(Command& cmd) {
+  if (cmd.argc() != 2) return cmd.WrongArity(), Status();
+  OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
+  const auto found = Find<CfFamily>(key);
+  if (auto s = RequireReady(found); !s.ok()) return s;
+  const CuckooFilter& f = *found.value->filter;
+  cmd.Map(8);
+  cmd.SimpleString("Size");
+  cmd.Int(static_cast<long long>(ValueMemory<CfFamily>(*found.value)));
+  cmd.SimpleString("Number of buckets");
+  cmd.Int(static_cast<long long>(f.num_buckets()));
+  cmd.SimpleString("Number of filters");
+  cmd.Int(static_cast<long long>(f.num_filters()));
+  cmd.SimpleString("Number of items inserted");
+  cmd.Int(static_cast<long long>(f.count()));
+  cmd.SimpleString("Number of items deleted");
+  cmd.Int(static_cast<long long>(f.num_deletes()));
+  cmd.SimpleString("Bucket size");
+  cmd.Int(static_cast<long long>(f.bucket_size()));
+  cmd.SimpleString("Expansion rate");
+  cmd.Int(static_cast<long long>(f.expansion()));
+  cmd.SimpleString("Max iterations");
+  cmd.Int(static_cast<long long>(f.max_kicks()));
+  return {};
+}
+
+Status CfScanDump(Command& cmd) {
+  return ScanDump<CfFamily>(cmd);
+}
+Status CfLoadChunk(Command& cmd) {
+  return LoadChunk<CfFamily>(cmd);
+}
+
+}  // namespace bloomkit::redis

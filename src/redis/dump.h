@@ -1,0 +1,49 @@
+// SCANDUMP / LOADCHUNK: a filter's serialized bytes (bloomkit file format v1,
+// docs/FORMAT.md) cut into chunks, as plain functions (no Redis needed).
+//
+//   serialized:  [ header 128 B | payload ............................ | checksum 8 B ]
+//   chunks:      [ chunk 1      | chunk 2 (<= C) | chunk 3 (<= C) | ...              ]
+//   iterator:      1              129              129 + C          (offset + 1)
+//
+// The iterator of a chunk is its byte offset plus one, so 0 is free to mean "start"
+// (SCANDUMP) and "done" (its reply), as in RedisBloom. The first chunk is exactly the
+// 128-byte header: LOADCHUNK checks magic, version, kind, hash and the announced
+// lengths against MAX_FILTER_BYTES before it keeps anything. Later chunks must arrive
+// in order; the last one completes the bytes, and the filter is built only if the
+// checksum and every parameter check pass. Because the loader follows offsets, not a
+// chunk size, a dump made with one chunk size loads on a server configured with another.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "bloomkit/options.h"
+#include "bloomkit/result.h"
+
+namespace bloomkit::redis {
+
+inline constexpr std::uint64_t kDumpHeaderBytes = 128;
+// Room for per-stage headers and alignment on top of MAX_FILTER_BYTES of filter arrays:
+// a scalable filter stores each of its (at most 1024) stages as a complete file.
+inline constexpr std::uint64_t kDumpSlackBytes = std::uint64_t{1} << 20;
+
+struct DumpChunk {
+  std::uint64_t offset = 0;  // into the serialized bytes
+  std::uint64_t length = 0;
+  std::int64_t iterator = 0;  // offset + 1
+};
+
+// The chunk SCANDUMP returns for `iterator` (0 = first call): the one after the chunk
+// that `iterator` names. nullopt when the dump is complete; an error for an iterator
+// that names no chunk start of a `total_bytes` dump cut at `chunk_bytes`.
+Result<std::optional<DumpChunk>> NextDumpChunk(std::int64_t iterator, std::uint64_t total_bytes,
+                                               std::uint64_t chunk_bytes);
+
+// Validates the first chunk of a dump for a filter of `kind` and returns the total
+// length of the serialized bytes it announces (header + payload + checksum).
+Result<std::uint64_t> ValidateDumpHeader(std::span<const std::byte> header, FilterKind kind,
+                                         std::uint64_t max_filter_bytes);
+
+}  // namespace bloomkit::redis

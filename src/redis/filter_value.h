@@ -1,0 +1,459 @@
+// The value stored in a Redis key for each filter family, and everything generic over
+// families: the data type callbacks (RDB save/load, AOF rewrite, MEMORY USAGE, free,
+// DEBUG DIGEST-VALUE, COPY) and the SCANDUMP / LOADCHUNK commands.
+//
+// A value is either a ready filter, or a dump being loaded by LOADCHUNK (the bytes
+// received so far; dump.h). RDB encoding (encver 1), per value:
+//
+//   unsigned  state        0 = ready, 1 = loading
+//   ready:    string       the filter's bloomkit serialization (magic ... checksum)
+//   loading:  unsigned     total bytes announced by the dump header
+//             string       the bytes received so far (at least the 128-byte header)
+//
+// The serialization carries its own version, parameters and XXH3 checksum, so a
+// corrupted RDB or a forged RESTORE payload is rejected by the same checks as a file,
+// with every size validated against MAX_FILTER_BYTES before anything is allocated.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bloomkit/counting_bloom_filter.h"
+#include "bloomkit/cuckoo_filter.h"
+#include "bloomkit/scalable_bloom_filter.h"
+#include "command.h"
+#include "dump.h"
+
+namespace bloomkit::redis {
+
+inline constexpr int kEncodingVersion = 1;
+
+// What a value needs only while a dump moves in or out; allocated on demand so that an
+// idle filter carries 8 bytes of it, not three vectors.
+struct Transfer {
+  std::uint64_t pending_total = 0;
+  std::vector<std::byte> pending;  // LOADCHUNK bytes received so far
+  std::vector<std::byte> dump;     // SCANDUMP's serialization, until the next write
+};
+
+template <typename Filter>
+struct FilterValue {
+  std::optional<Filter> filter;        // set when ready
+  std::unique_ptr<Transfer> transfer;  // set while loading, or during a SCANDUMP
+
+  [[nodiscard]] bool ready() const noexcept { return filter.has_value(); }
+  [[nodiscard]] Transfer& transfer_state() {
+    if (!transfer) transfer = std::make_unique<Transfer>();
+    return *transfer;
+  }
+  // After any write: a SCANDUMP in progress must see the new bytes (and fail its
+  // checksum on the other side rather than mix two versions silently).
+  void Touch() noexcept {
+    if (transfer && ready()) transfer.reset();
+  }
+};
+
+// One struct per family: the core filter type, the Redis type name (9 characters) and
+// the commands that name it.
+struct BfFamily {
+  using Filter = ScalableBloomFilter;
+  static constexpr const char* kTypeName = "bloomkitB";
+  static constexpr const char* kLoadChunk = "BF.LOADCHUNK";
+  static inline RedisModuleType* type = nullptr;
+  static std::uint64_t Overhead(const Filter& f) noexcept { return f.num_stages() * sizeof(BloomFilter); }
+};
+
+struct CfFamily {
+  using Filter = CuckooFilter;
+  static constexpr const char* kTypeName = "bloomkitC";
+  static constexpr const char* kLoadChunk = "CF.LOADCHUNK";
+  static inline RedisModuleType* type = nullptr;
+  static std::uint64_t Overhead(const Filter& f) noexcept { return f.num_filters() * 64; }
+};
+
+struct CbfFamily {
+  using Filter = CountingBloomFilter;
+  static constexpr const char* kTypeName = "bloomkitN";
+  static constexpr const char* kLoadChunk = "CBF.LOADCHUNK";
+  static inline RedisModuleType* type = nullptr;
+  static std::uint64_t Overhead(const Filter& /*f*/) noexcept { return 0; }
+};
+
+// Values live in Redis' allocator so that INFO memory and MEMORY USAGE count them.
+template <typename Filter>
+FilterValue<Filter>* NewValue() {
+  void* memory = rm.Alloc(sizeof(FilterValue<Filter>));
+  if (memory == nullptr) throw std::bad_alloc();
+  return new (memory) FilterValue<Filter>();
+}
+
+template <typename Filter>
+void DeleteValue(FilterValue<Filter>* value) noexcept {
+  if (value == nullptr) return;
+  value->~FilterValue<Filter>();
+  rm.Free(value);
+}
+
+// Bytes a value uses: its filter arrays and bookkeeping, and any dump buffers (the
+// figure of MEMORY USAGE and of INFO's "Size").
+template <typename Family>
+std::uint64_t ValueMemory(const FilterValue<typename Family::Filter>& v) noexcept {
+  std::uint64_t bytes = sizeof(v);
+  if (v.transfer) bytes += sizeof(Transfer) + v.transfer->pending.capacity() + v.transfer->dump.capacity();
+  if (v.filter) bytes += v.filter->memory_bytes() + Family::Overhead(*v.filter);
+  return bytes;
+}
+
+// The value at a key, checked for type.
+template <typename Family>
+struct Lookup {
+  FilterValue<typename Family::Filter>* value = nullptr;
+  bool wrong_type = false;
+};
+
+template <typename Family>
+Lookup<Family> Find(const OpenKey& key) noexcept {
+  Lookup<Family> out;
+  out.value = static_cast<FilterValue<typename Family::Filter>*>(key.ValueOf(Family::type, &out.wrong_type));
+  return out;
+}
+
+// For commands that need a ready filter: the error reply when there is none.
+template <typename Family>
+Status RequireReady(const Lookup<Family>& found, std::string_view not_found = reply::kNotFound) {
+  if (found.wrong_type) return ReplyError(reply::kWrongType);
+  if (found.value == nullptr) return ReplyError(not_found);
+  if (!found.value->ready()) return ReplyError(reply::kFilterLoading);
+  return {};
+}
+
+// Stores a new value at an empty key (the key now owns it).
+template <typename Family>
+FilterValue<typename Family::Filter>* StoreNew(const OpenKey& key, typename Family::Filter&& filter) {
+  auto* value = NewValue<typename Family::Filter>();
+  value->filter.emplace(std::move(filter));
+  if (rm.ModuleTypeSetValue(key.get(), Family::type, value) != kOk) {
+    DeleteValue(value);
+    return nullptr;
+  }
+  return value;
+}
+
+// ---- SCANDUMP key iterator -------------------------------------------------------
+template <typename Family>
+Status ScanDump(Command& cmd) {
+  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
+  OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
+  const auto found = Find<Family>(key);
+  if (auto s = RequireReady(found); !s.ok()) return s;
+  auto iterator = ParseScanIterator(cmd.arg(2), /*for_loadchunk=*/false);
+  if (!iterator.ok()) return std::move(iterator).error();
+  auto& value = *found.value;
+  Transfer& state = value.transfer_state();
+  if (iterator.value() == 0 || state.dump.empty()) state.dump = value.filter->Serialize();
+  auto chunk = NextDumpChunk(iterator.value(), state.dump.size(), Config().scandump_chunk_bytes);
+  if (!chunk.ok()) return std::move(chunk).error();
+  cmd.Array(2);
+  if (!chunk.value().has_value()) {
+    value.Touch();  // done: drop the cached serialization
+    cmd.Int(0);
+    cmd.Bytes({});
+    return {};
+  }
+  const DumpChunk& c = *chunk.value();
+  cmd.Int(c.iterator);
+  cmd.Bytes(std::span<const std::byte>(state.dump).subspan(c.offset, c.length));
+  return {};
+}
+
+// Builds the filter from complete dump bytes; the error is the reply.
+template <typename Family>
+Result<typename Family::Filter> BuildFromDump(std::span<const std::byte> bytes) {
+  LoadOptions options;
+  options.max_memory_bytes = Config().max_filter_bytes;
+  auto filter = Family::Filter::Deserialize(bytes, options);
+  if (!filter.ok()) {
+    if (filter.error().code() == ErrorCode::kTooLarge) return CoreError(filter.error());
+    return ReplyError(reply::kChunkInvalid, filter.error().message());
+  }
+  return filter;
+}
+
+// ---- LOADCHUNK key iterator data -------------------------------------------------
+template <typename Family>
+Status LoadChunk(Command& cmd) {
+  using Filter = typename Family::Filter;
+  if (cmd.argc() != 4) return cmd.WrongArity(), Status();
+  auto iterator = ParseScanIterator(cmd.arg(2), /*for_loadchunk=*/true);
+  if (!iterator.ok()) return std::move(iterator).error();
+  const std::string_view data_text = cmd.arg(3);
+  const std::span<const std::byte> data(reinterpret_cast<const std::byte*>(data_text.data()), data_text.size());
+  const auto offset = static_cast<std::uint64_t>(iterator.value()) - 1;
+
+  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
+  const auto found = Find<Family>(key);
+  if (found.wrong_type) return ReplyError(reply::kWrongType);
+
+  if (offset == 0) {  // the header: validated before anything is kept
+    if (found.value != nullptr) return ReplyError(reply::kItemExists);
+    auto total = ValidateDumpHeader(data, Filter::kKind, Config().max_filter_bytes);
+    if (!total.ok()) return std::move(total).error();
+    auto* value = NewValue<Filter>();
+    try {
+      value->transfer_state().pending_total = total.value();
+      value->transfer->pending.assign(data.begin(), data.end());
+    } catch (...) {
+      DeleteValue(value);
+      throw;
+    }
+    if (rm.ModuleTypeSetValue(key.get(), Family::type, value) != kOk) {
+      DeleteValue(value);
+      return ReplyError(reply::kInternal);
+    }
+    cmd.Replicate();
+    cmd.Ok();
+    return {};
+  }
+
+  if (found.value == nullptr) return ReplyError(reply::kNotFound);
+  auto& value = *found.value;
+  if (value.ready()) return ReplyError(reply::kChunkOutOfOrder, "the filter is already complete");
+  Transfer& state = value.transfer_state();
+  if (offset != state.pending.size()) {
+    return ReplyError(reply::kChunkOutOfOrder, "expected iterator " + std::to_string(state.pending.size() + 1) +
+                                                   ", got " + std::to_string(iterator.value()));
+  }
+  if (data.empty() || data.size() > state.pending_total - state.pending.size()) {
+    return ReplyError(reply::kChunkTooLong, std::to_string(data.size()) + " bytes at offset " + std::to_string(offset) +
+                                                " of a " + std::to_string(state.pending_total) + "-byte dump");
+  }
+  // Grow geometrically but never past the announced total.
+  const std::uint64_t needed = state.pending.size() + data.size();
+  if (needed > state.pending.capacity()) {
+    state.pending.reserve(static_cast<std::size_t>(
+        std::min<std::uint64_t>(state.pending_total, std::max<std::uint64_t>(needed, 2 * state.pending.capacity()))));
+  }
+  state.pending.insert(state.pending.end(), data.begin(), data.end());
+  if (state.pending.size() < state.pending_total) {
+    cmd.Replicate();
+    cmd.Ok();
+    return {};
+  }
+  auto filter = BuildFromDump<Family>(state.pending);
+  if (!filter.ok()) {
+    // A dump that fails its checks leaves no half-loaded key behind; replicas, fed the
+    // same chunks, reach the same verdict.
+    rm.DeleteKey(key.get());
+    cmd.Replicate();
+    return std::move(filter).error();
+  }
+  value.filter.emplace(std::move(filter).value());
+  value.transfer.reset();
+  cmd.Replicate();
+  cmd.Ok();
+  return {};
+}
+
+// ---- data type callbacks -----------------------------------------------------------
+template <typename Family>
+void RdbSave(RedisModuleIO* io, void* opaque) noexcept {
+  const auto& value = *static_cast<const FilterValue<typename Family::Filter>*>(opaque);
+  try {
+    if (value.ready()) {
+      const std::vector<std::byte> bytes = value.filter->Serialize();
+      rm.SaveUnsigned(io, 0);
+      rm.SaveStringBuffer(io, reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    } else {
+      const Transfer& state = *value.transfer;
+      rm.SaveUnsigned(io, 1);
+      rm.SaveUnsigned(io, state.pending_total);
+      rm.SaveStringBuffer(io, reinterpret_cast<const char*>(state.pending.data()), state.pending.size());
+    }
+  } catch (...) {
+    // Only Serialize's allocation can fail. Writing an empty loading value keeps the RDB
+    // stream well formed; loading it is then rejected with a logged reason.
+    rm.LogIOError(io, "warning", "bloomkit: out of memory serializing a %s value; it will not load", Family::kTypeName);
+    rm.SaveUnsigned(io, 1);
+    rm.SaveUnsigned(io, 0);
+    rm.SaveStringBuffer(io, "", 0);
+  }
+}
+
+// A string buffer read from RDB, freed with RedisModule_Free.
+class RdbBuffer {
+ public:
+  explicit RdbBuffer(RedisModuleIO* io) noexcept : data_(rm.LoadStringBuffer(io, &size_)) {}
+  ~RdbBuffer() {
+    if (data_ != nullptr) rm.Free(data_);
+  }
+  RdbBuffer(const RdbBuffer&) = delete;
+  RdbBuffer& operator=(const RdbBuffer&) = delete;
+  [[nodiscard]] bool ok() const noexcept { return data_ != nullptr; }
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept {
+    return {reinterpret_cast<const std::byte*>(data_), size_};
+  }
+
+ private:
+  std::size_t size_ = 0;
+  char* data_;
+};
+
+inline bool IoFailed(RedisModuleIO* io) noexcept {
+  return rm.IsIOError != nullptr && rm.IsIOError(io) != 0;
+}
+
+template <typename Family>
+void* RdbLoad(RedisModuleIO* io, int encver) noexcept {
+  using Filter = typename Family::Filter;
+  if (encver != kEncodingVersion) {
+    rm.LogIOError(io, "warning", "bloomkit: %s encoding version %d is not supported (this build reads %d)",
+                  Family::kTypeName, encver, kEncodingVersion);
+    return nullptr;
+  }
+  FilterValue<Filter>* value = nullptr;
+  try {
+    const std::uint64_t state = rm.LoadUnsigned(io);
+    if (IoFailed(io)) return nullptr;
+    if (state == 0) {
+      RdbBuffer buffer(io);
+      if (IoFailed(io) || !buffer.ok()) return nullptr;
+      auto filter = BuildFromDump<Family>(buffer.bytes());
+      if (!filter.ok()) {
+        rm.LogIOError(io, "warning", "bloomkit: rejected a %s value: %s", Family::kTypeName,
+                      filter.error().message().c_str());
+        return nullptr;
+      }
+      value = NewValue<Filter>();
+      value->filter.emplace(std::move(filter).value());
+      return value;
+    }
+    if (state != 1) {
+      rm.LogIOError(io, "warning", "bloomkit: unknown %s value state %llu", Family::kTypeName,
+                    static_cast<unsigned long long>(state));
+      return nullptr;
+    }
+    const std::uint64_t total = rm.LoadUnsigned(io);
+    if (IoFailed(io)) return nullptr;
+    RdbBuffer buffer(io);
+    if (IoFailed(io) || !buffer.ok()) return nullptr;
+    const auto bytes = buffer.bytes();
+    auto announced = ValidateDumpHeader(bytes.first(std::min<std::size_t>(bytes.size(), kDumpHeaderBytes)),
+                                        Filter::kKind, Config().max_filter_bytes);
+    if (!announced.ok() || announced.value() != total || bytes.size() >= total) {
+      rm.LogIOError(io, "warning", "bloomkit: rejected a partially loaded %s value: %s", Family::kTypeName,
+                    announced.ok() ? "lengths disagree" : announced.error().message().c_str());
+      return nullptr;
+    }
+    value = NewValue<Filter>();
+    value->transfer_state().pending_total = total;
+    value->transfer->pending.assign(bytes.begin(), bytes.end());
+    return value;
+  } catch (...) {
+    DeleteValue(value);
+    rm.LogIOError(io, "warning", "bloomkit: out of memory loading a %s value", Family::kTypeName);
+    return nullptr;
+  }
+}
+
+// AOF rewrite: the value as the LOADCHUNK commands that rebuild it byte for byte.
+template <typename Family>
+void AofRewrite(RedisModuleIO* aof, RedisModuleString* key, void* opaque) noexcept {
+  const auto& value = *static_cast<const FilterValue<typename Family::Filter>*>(opaque);
+  try {
+    std::vector<std::byte> serialized;
+    std::span<const std::byte> bytes;
+    std::uint64_t total = 0;
+    if (value.ready()) {
+      serialized = value.filter->Serialize();
+      bytes = serialized;
+      total = serialized.size();
+    } else {
+      bytes = value.transfer->pending;
+      total = value.transfer->pending_total;
+    }
+    std::int64_t iterator = 0;
+    for (;;) {
+      auto chunk = NextDumpChunk(iterator, total, Config().scandump_chunk_bytes);
+      if (!chunk.ok() || !chunk.value().has_value() || chunk.value()->offset >= bytes.size()) break;
+      const DumpChunk c = *chunk.value();
+      const std::uint64_t length = std::min<std::uint64_t>(c.length, bytes.size() - c.offset);
+      rm.EmitAOF(aof, Family::kLoadChunk, "slb", key, static_cast<long long>(c.iterator),
+                 reinterpret_cast<const char*>(bytes.data() + c.offset), static_cast<std::size_t>(length));
+      iterator = c.iterator;
+      if (length < c.length) break;  // a partial value ends mid-chunk
+    }
+  } catch (...) {
+    rm.LogIOError(aof, "warning", "bloomkit: out of memory rewriting a %s value", Family::kTypeName);
+  }
+}
+
+template <typename Family>
+std::size_t MemUsage(const void* opaque) noexcept {
+  return static_cast<std::size_t>(
+      ValueMemory<Family>(*static_cast<const FilterValue<typename Family::Filter>*>(opaque)));
+}
+
+template <typename Family>
+void Free(void* opaque) noexcept {
+  DeleteValue(static_cast<FilterValue<typename Family::Filter>*>(opaque));
+}
+
+template <typename Family>
+void Digest(RedisModuleDigest* digest, void* opaque) noexcept {
+  const auto& value = *static_cast<const FilterValue<typename Family::Filter>*>(opaque);
+  try {
+    if (value.ready()) {
+      const std::vector<std::byte> bytes = value.filter->Serialize();
+      rm.DigestAddStringBuffer(digest, reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    } else {
+      const auto& pending = value.transfer->pending;
+      rm.DigestAddStringBuffer(digest, reinterpret_cast<const char*>(pending.data()), pending.size());
+    }
+  } catch (...) {
+    rm.DigestAddStringBuffer(digest, "", 0);
+  }
+  rm.DigestEndSequence(digest);
+}
+
+template <typename Family>
+void* Copy(RedisModuleString* /*from*/, RedisModuleString* /*to*/, const void* opaque) noexcept {
+  using Filter = typename Family::Filter;
+  const auto& value = *static_cast<const FilterValue<Filter>*>(opaque);
+  FilterValue<Filter>* copy = nullptr;
+  try {
+    copy = NewValue<Filter>();
+    if (value.ready()) {
+      copy->filter.emplace(*value.filter);
+    } else {
+      copy->transfer_state().pending_total = value.transfer->pending_total;
+      copy->transfer->pending = value.transfer->pending;
+    }
+    return copy;
+  } catch (...) {
+    DeleteValue(copy);
+    return nullptr;  // COPY then fails with an error reply
+  }
+}
+
+template <typename Family>
+RedisModuleTypeMethods TypeMethods() noexcept {
+  RedisModuleTypeMethods methods{};
+  methods.version = kTypeMethodVersion;
+  methods.rdb_load = &RdbLoad<Family>;
+  methods.rdb_save = &RdbSave<Family>;
+  methods.aof_rewrite = &AofRewrite<Family>;
+  methods.mem_usage = &MemUsage<Family>;
+  methods.digest = &Digest<Family>;
+  methods.free = &Free<Family>;
+  methods.copy = &Copy<Family>;
+  return methods;
+}
+
+}  // namespace bloomkit::redis

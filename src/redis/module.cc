@@ -1,0 +1,257 @@
+// bloomkit.so: RedisModule_OnLoad, the only exported symbol. Loads the API table,
+// parses the module arguments, installs Redis' allocator under every filter, creates
+// the three data types and registers the commands with their flags and key specs.
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bloomkit/allocator.h"
+#include "commands.h"
+#include "filter_value.h"
+
+namespace bloomkit::redis {
+namespace {
+
+constexpr const char* kModuleName = "bloomkit";
+constexpr int kModuleVersion = 100;  // 0.1.0
+
+ModuleConfig g_config;
+
+// ---- Allocator: filters in Redis' memory accounting -------------------------------
+//
+// RedisModule_Alloc has no aligned form, so each block is over-allocated by
+// `alignment` bytes and the distance back to the start of the Redis block is stored
+// in the 8 bytes just below the aligned address:
+//
+//   raw                         aligned = align_up(raw + 8, alignment)
+//   | ... padding ... | offset |  bytes handed to the filter ...  |
+//                      8 bytes
+//
+// Redis' allocator returns 16-byte aligned blocks, so the offset is a multiple of 8 in
+// [8, alignment] and the block needs bytes + alignment. The block is zero-filled as the
+// allocator contract requires.
+void* RedisAllocate(std::size_t bytes, std::size_t alignment) noexcept {
+  if (alignment < 16) alignment = 16;
+  std::size_t total = 0;
+  if (__builtin_add_overflow(bytes, alignment, &total)) return nullptr;
+  // TryAlloc returns null instead of aborting Redis when memory runs out (Redis >= 7).
+  void* raw = rm.TryAlloc != nullptr ? rm.TryAlloc(total) : rm.Alloc(total);
+  if (raw == nullptr) return nullptr;
+  const auto base = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t aligned = (base + 8 + alignment - 1) & ~(static_cast<std::uintptr_t>(alignment) - 1);
+  const std::uint64_t offset = aligned - base;
+  std::memcpy(reinterpret_cast<void*>(aligned - 8), &offset, sizeof(offset));
+  void* out = reinterpret_cast<void*>(aligned);
+  std::memset(out, 0, bytes);
+  return out;
+}
+
+void RedisDeallocate(void* pointer, std::size_t /*bytes*/, std::size_t /*alignment*/) noexcept {
+  if (pointer == nullptr) return;
+  const auto aligned = reinterpret_cast<std::uintptr_t>(pointer);
+  std::uint64_t offset = 0;
+  std::memcpy(&offset, reinterpret_cast<const void*>(aligned - 8), sizeof(offset));
+  rm.Free(reinterpret_cast<void*>(aligned - offset));
+}
+
+// ---- Command table ----------------------------------------------------------------
+
+enum class Access { kRead, kWrite, kCreate };
+
+struct CommandSpec {
+  const char* name;
+  RedisModuleCmdFunc func;
+  const char* flags;
+  Access access;
+  bool merge = false;  // BF.MERGE: dest, then read-only sources
+};
+
+template <Handler kHandler>
+constexpr RedisModuleCmdFunc Cmd() {
+  return &Dispatch<kHandler>;
+}
+
+// Flags: "write" / "readonly" for replication and replicas, "deny-oom" on anything that
+// may allocate, "fast" on O(1)-in-the-key commands (RedisBloom marks the same).
+const CommandSpec kCommands[] = {
+    {"bf.reserve", Cmd<BfReserve>(), "write deny-oom", Access::kCreate},
+    {"bf.add", Cmd<BfAdd>(), "write deny-oom fast", Access::kWrite},
+    {"bf.madd", Cmd<BfMadd>(), "write deny-oom", Access::kWrite},
+    {"bf.insert", Cmd<BfInsert>(), "write deny-oom", Access::kWrite},
+    {"bf.exists", Cmd<BfExists>(), "readonly fast", Access::kRead},
+    {"bf.mexists", Cmd<BfMexists>(), "readonly", Access::kRead},
+    {"bf.info", Cmd<BfInfo>(), "readonly fast", Access::kRead},
+    {"bf.card", Cmd<BfCard>(), "readonly fast", Access::kRead},
+    {"bf.scandump", Cmd<BfScanDump>(), "readonly", Access::kRead},
+    {"bf.loadchunk", Cmd<BfLoadChunk>(), "write deny-oom", Access::kCreate},
+    {"bf.merge", Cmd<BfMerge>(), "write deny-oom", Access::kWrite, true},
+    {"cf.reserve", Cmd<CfReserve>(), "write deny-oom", Access::kCreate},
+    {"cf.add", Cmd<CfAdd>(), "write deny-oom fast", Access::kWrite},
+    {"cf.addnx", Cmd<CfAddNx>(), "write deny-oom fast", Access::kWrite},
+    {"cf.insert", Cmd<CfInsert>(), "write deny-oom", Access::kWrite},
+    {"cf.insertnx", Cmd<CfInsertNx>(), "write deny-oom", Access::kWrite},
+    {"cf.exists", Cmd<CfExists>(), "readonly fast", Access::kRead},
+    {"cf.mexists", Cmd<CfMexists>(), "readonly", Access::kRead},
+    {"cf.del", Cmd<CfDel>(), "write fast", Access::kWrite},
+    {"cf.count", Cmd<CfCount>(), "readonly fast", Access::kRead},
+    {"cf.info", Cmd<CfInfo>(), "readonly fast", Access::kRead},
+    {"cf.scandump", Cmd<CfScanDump>(), "readonly", Access::kRead},
+    {"cf.loadchunk", Cmd<CfLoadChunk>(), "write deny-oom", Access::kCreate},
+    {"cbf.reserve", Cmd<CbfReserve>(), "write deny-oom", Access::kCreate},
+    {"cbf.add", Cmd<CbfAdd>(), "write deny-oom fast", Access::kWrite},
+    {"cbf.del", Cmd<CbfDel>(), "write fast", Access::kWrite},
+    {"cbf.exists", Cmd<CbfExists>(), "readonly fast", Access::kRead},
+    {"cbf.count", Cmd<CbfCount>(), "readonly fast", Access::kRead},
+    {"cbf.info", Cmd<CbfInfo>(), "readonly fast", Access::kRead},
+    {"cbf.scandump", Cmd<CbfScanDump>(), "readonly", Access::kRead},
+    {"cbf.loadchunk", Cmd<CbfLoadChunk>(), "write deny-oom", Access::kCreate},
+};
+
+const RedisModuleCommandInfoVersion kCommandInfoVersion = {
+    1, sizeof(RedisModuleCommandHistoryEntry), sizeof(RedisModuleCommandKeySpec),
+    // RedisModuleCommandArg is never passed (args = nullptr); its 7.0 size is 72 bytes.
+    72};
+
+RedisModuleCommandKeySpec KeySpec(std::uint64_t flags, int position, int lastkey) {
+  RedisModuleCommandKeySpec spec{};
+  spec.flags = flags;
+  spec.begin_search_type = REDISMODULE_KSPEC_BS_INDEX;
+  spec.bs.index.pos = position;
+  spec.find_keys_type = REDISMODULE_KSPEC_FK_RANGE;
+  spec.fk.range.lastkey = lastkey;
+  spec.fk.range.keystep = 1;
+  spec.fk.range.limit = 0;
+  return spec;
+}
+
+// Key specs say which keys a command reads and writes, so that ACL selectors
+// (%R~pattern / %W~pattern) and cluster clients route and authorize correctly.
+// Without SetCommandInfo (Redis < 7) the (first, last, step) of CreateCommand remains.
+void SetKeySpecs(RedisModuleCtx* ctx, const CommandSpec& spec) {
+  if (rm.GetCommand == nullptr || rm.SetCommandInfo == nullptr) return;
+  RedisModuleCommand* command = rm.GetCommand(ctx, spec.name);
+  if (command == nullptr) return;
+  RedisModuleCommandKeySpec specs[3]{};
+  if (spec.merge) {
+    specs[0] = KeySpec(kKeyRw | kKeyUpdate | kKeyInsert, 1, 0);
+    specs[1] = KeySpec(kKeyRo | kKeyAccess, 2, -1);
+  } else if (spec.access == Access::kRead) {
+    specs[0] = KeySpec(kKeyRo | kKeyAccess, 1, 0);
+  } else if (spec.access == Access::kCreate) {
+    specs[0] = KeySpec(kKeyRw | kKeyInsert, 1, 0);
+  } else {
+    specs[0] = KeySpec(kKeyRw | kKeyUpdate | kKeyInsert | kKeyAccess, 1, 0);
+  }
+  RedisModuleCommandInfo info{};
+  info.version = &kCommandInfoVersion;
+  info.key_specs = specs;
+  if (rm.SetCommandInfo(command, &info) != kOk) {
+    rm.Log(ctx, "warning", "bloomkit: could not set key specs of %s", spec.name);
+  }
+}
+
+template <typename Family>
+bool CreateType(RedisModuleCtx* ctx) {
+  RedisModuleTypeMethods methods = TypeMethods<Family>();
+  Family::type = rm.CreateDataType(ctx, Family::kTypeName, kEncodingVersion, &methods);
+  if (Family::type == nullptr) {
+    rm.Log(ctx, "warning", "bloomkit: could not create data type %s", Family::kTypeName);
+    return false;
+  }
+  return true;
+}
+
+int FailLoad(RedisModuleCtx* ctx, const std::string& reason) {
+  if (rm.Log != nullptr) rm.Log(ctx, "warning", "bloomkit: not loaded: %s", reason.c_str());
+  return kErr;
+}
+
+int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (const char* missing = LoadApi(ctx); missing != nullptr) {
+    return FailLoad(ctx, std::string("this Redis lacks ") + missing + " (Redis >= 6.2 is required)");
+  }
+  if (rm.IsModuleNameBusy != nullptr && rm.IsModuleNameBusy(kModuleName) != 0) {
+    return FailLoad(ctx, "a module named bloomkit is already loaded");
+  }
+  rm.SetModuleAttribs(ctx, kModuleName, kModuleVersion, kApiVersion1);
+
+  std::vector<std::string_view> args;
+  for (int i = 0; i < argc; ++i) {
+    std::size_t len = 0;
+    const char* p = rm.StringPtrLen(argv[i], &len);
+    args.emplace_back(p, len);
+  }
+  auto config = ParseModuleArgs(args);
+  if (!config.ok()) return FailLoad(ctx, config.error().message());
+  g_config = config.value();
+
+  // Let rdb_load see read errors (truncated or forged payloads) instead of Redis
+  // exiting on them; every load path checks RedisModule_IsIOError.
+  if (rm.SetModuleOptions != nullptr) rm.SetModuleOptions(ctx, kOptionsHandleIoErrors);
+
+  SetAllocator(Allocator{&RedisAllocate, &RedisDeallocate});
+
+  if (!CreateType<BfFamily>(ctx) || !CreateType<CfFamily>(ctx) || !CreateType<CbfFamily>(ctx)) return kErr;
+
+  for (const CommandSpec& spec : kCommands) {
+    const int last = spec.merge ? -1 : 1;
+    if (rm.CreateCommand(ctx, spec.name, spec.func, spec.flags, 1, last, 1) != kOk) {
+      return FailLoad(ctx, std::string("could not register ") + spec.name);
+    }
+    SetKeySpecs(ctx, spec);
+  }
+  rm.Log(ctx, "notice",
+         "bloomkit: loaded (ERROR_RATE %g, INITIAL_SIZE %llu, EXPANSION %u, CF_INITIAL_SIZE %llu, "
+         "CF_BUCKETSIZE %u, CF_MAX_ITERATIONS %u, CF_EXPANSION %u, CF_FINGERPRINT_BITS %u, "
+         "MAX_FILTER_BYTES %llu)",
+         g_config.error_rate, static_cast<unsigned long long>(g_config.initial_size), g_config.expansion,
+         static_cast<unsigned long long>(g_config.cf_initial_size), g_config.cf_bucket_size, g_config.cf_max_iterations,
+         g_config.cf_expansion, g_config.cf_fingerprint_bits,
+         static_cast<unsigned long long>(g_config.max_filter_bytes));
+  return kOk;
+}
+
+}  // namespace
+
+const ModuleConfig& Config() noexcept {
+  return g_config;
+}
+
+Error CoreError(const Error& error) {
+  switch (error.code()) {
+    case ErrorCode::kTooLarge: return ReplyError(reply::kTooLarge, error.message());
+    case ErrorCode::kFull: return ReplyError(reply::kNonScalingFull);
+    default: return ReplyError("ERR", error.message());
+  }
+}
+
+void Command::ErrorReply(std::string_view text) noexcept {
+  Mark();
+  // ReplyWithError needs a C string; error texts are short, so a bounded stack copy
+  // avoids allocating on the error path.
+  char buffer[512];
+  const std::size_t n = std::min(text.size(), sizeof(buffer) - 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const char c = text[i];
+    buffer[i] = (c == '\r' || c == '\n' || c == '\0') ? ' ' : c;
+  }
+  buffer[n] = '\0';
+  rm.ReplyWithError(ctx_, buffer);
+}
+
+void LogLateFailure(RedisModuleCtx* ctx, std::string_view what) noexcept {
+  rm.Log(ctx, "warning", "bloomkit: failure after the reply had started: %.*s", static_cast<int>(what.size()),
+         what.data());
+}
+
+}  // namespace bloomkit::redis
+
+extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv,
+                                                                         int argc) {
+  try {
+    return bloomkit::redis::OnLoad(ctx, argv, argc);
+  } catch (...) {
+    return bloomkit::redis::kErr;
+  }
+}

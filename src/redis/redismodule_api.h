@@ -1,0 +1,221 @@
+// The subset of the Redis modules API that bloomkit.so uses, declared from the modules
+// API reference (https://redis.io/docs/reference/modules/modules-api-ref/).
+//
+// Redis passes the module a context whose first word is the address of the server's
+// lookup function, RedisModule_GetApi(name, &pointer). Every other function is looked
+// up by its exported name ("RedisModule_OpenKey", ...) and stored in `rm`, a table of
+// function pointers, at RedisModule_OnLoad. Functions marked optional below appeared
+// after Redis 6.0; the module checks them for null before use (older servers then get
+// RESP2-shaped replies).
+//
+// Only the numeric constants the module uses are declared; their values are part of
+// the modules ABI and stable across Redis versions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" {
+typedef struct RedisModuleCtx RedisModuleCtx;
+typedef struct RedisModuleKey RedisModuleKey;
+typedef struct RedisModuleString RedisModuleString;
+typedef struct RedisModuleIO RedisModuleIO;
+typedef struct RedisModuleType RedisModuleType;
+typedef struct RedisModuleDigest RedisModuleDigest;
+typedef struct RedisModuleCommand RedisModuleCommand;
+typedef struct RedisModuleDefragCtx RedisModuleDefragCtx;
+typedef struct RedisModuleKeyOptCtx RedisModuleKeyOptCtx;
+
+typedef int (*RedisModuleCmdFunc)(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+
+// Data type callbacks (RedisModuleTypeMethods, version 3 layout: Redis >= 6.2).
+typedef void* (*RedisModuleTypeLoadFunc)(RedisModuleIO* rdb, int encver);
+typedef void (*RedisModuleTypeSaveFunc)(RedisModuleIO* rdb, void* value);
+typedef int (*RedisModuleTypeAuxLoadFunc)(RedisModuleIO* rdb, int encver, int when);
+typedef void (*RedisModuleTypeAuxSaveFunc)(RedisModuleIO* rdb, int when);
+typedef void (*RedisModuleTypeRewriteFunc)(RedisModuleIO* aof, RedisModuleString* key, void* value);
+typedef size_t (*RedisModuleTypeMemUsageFunc)(const void* value);
+typedef void (*RedisModuleTypeDigestFunc)(RedisModuleDigest* digest, void* value);
+typedef void (*RedisModuleTypeFreeFunc)(void* value);
+typedef size_t (*RedisModuleTypeFreeEffortFunc)(RedisModuleString* key, const void* value);
+typedef void (*RedisModuleTypeUnlinkFunc)(RedisModuleString* key, const void* value);
+typedef void* (*RedisModuleTypeCopyFunc)(RedisModuleString* fromkey, RedisModuleString* tokey, const void* value);
+typedef int (*RedisModuleTypeDefragFunc)(RedisModuleDefragCtx* ctx, RedisModuleString* key, void** value);
+
+struct RedisModuleTypeMethods {
+  uint64_t version;
+  RedisModuleTypeLoadFunc rdb_load;
+  RedisModuleTypeSaveFunc rdb_save;
+  RedisModuleTypeRewriteFunc aof_rewrite;
+  RedisModuleTypeMemUsageFunc mem_usage;
+  RedisModuleTypeDigestFunc digest;
+  RedisModuleTypeFreeFunc free;
+  RedisModuleTypeAuxLoadFunc aux_load;
+  RedisModuleTypeAuxSaveFunc aux_save;
+  int aux_save_triggers;
+  RedisModuleTypeFreeEffortFunc free_effort;
+  RedisModuleTypeUnlinkFunc unlink;
+  RedisModuleTypeCopyFunc copy;
+  RedisModuleTypeDefragFunc defrag;
+};
+
+// Command info (RedisModule_SetCommandInfo, Redis >= 7.0), version 1 layout: only the
+// key specs are filled in, so that ACL key selectors (%R~ / %W~) and cluster routing see
+// which keys each command reads and writes.
+struct RedisModuleCommandInfoVersion {
+  int version;
+  size_t sizeof_historyentry;
+  size_t sizeof_keyspec;
+  size_t sizeof_arg;
+};
+
+struct RedisModuleCommandHistoryEntry {
+  const char* since;
+  const char* changes;
+};
+
+enum RedisModuleKeySpecBeginSearchType : int {
+  REDISMODULE_KSPEC_BS_INVALID = 0,
+  REDISMODULE_KSPEC_BS_UNKNOWN,
+  REDISMODULE_KSPEC_BS_INDEX,
+  REDISMODULE_KSPEC_BS_KEYWORD,
+};
+
+enum RedisModuleKeySpecFindKeysType : int {
+  REDISMODULE_KSPEC_FK_OMITTED = 0,
+  REDISMODULE_KSPEC_FK_UNKNOWN,
+  REDISMODULE_KSPEC_FK_RANGE,
+  REDISMODULE_KSPEC_FK_KEYNUM,
+};
+
+struct RedisModuleCommandKeySpec {
+  const char* notes;
+  uint64_t flags;
+  RedisModuleKeySpecBeginSearchType begin_search_type;
+  union {
+    struct {
+      int pos;
+    } index;
+    struct {
+      const char* keyword;
+      int startfrom;
+    } keyword;
+  } bs;
+  RedisModuleKeySpecFindKeysType find_keys_type;
+  union {
+    struct {
+      int lastkey;
+      int keystep;
+      int limit;
+    } range;
+    struct {
+      int keynumidx;
+      int firstkey;
+      int keystep;
+    } keynum;
+  } fk;
+};
+
+struct RedisModuleCommandArg;  // never filled in: args = nullptr
+
+struct RedisModuleCommandInfo {
+  const RedisModuleCommandInfoVersion* version;
+  const char* summary;
+  const char* complexity;
+  const char* since;
+  RedisModuleCommandHistoryEntry* history;
+  const char* tips;
+  int arity;  // 0: the module checks arity itself
+  RedisModuleCommandKeySpec* key_specs;
+  RedisModuleCommandArg* args;
+};
+}  // extern "C"
+
+namespace bloomkit::redis {
+
+inline constexpr int kOk = 0;   // REDISMODULE_OK
+inline constexpr int kErr = 1;  // REDISMODULE_ERR
+inline constexpr int kApiVersion1 = 1;
+inline constexpr int kTypeMethodVersion = 3;  // up to `defrag`
+
+inline constexpr int kRead = 1 << 0;   // REDISMODULE_READ
+inline constexpr int kWrite = 1 << 1;  // REDISMODULE_WRITE
+
+inline constexpr int kKeyTypeEmpty = 0;   // REDISMODULE_KEYTYPE_EMPTY
+inline constexpr int kKeyTypeModule = 6;  // REDISMODULE_KEYTYPE_MODULE
+
+inline constexpr long kPostponedLen = -1;  // REDISMODULE_POSTPONED_LEN
+
+inline constexpr int kCtxFlagsResp3 = 1 << 22;         // REDISMODULE_CTX_FLAGS_RESP3
+inline constexpr int kOptionsHandleIoErrors = 1 << 0;  // REDISMODULE_OPTIONS_HANDLE_IO_ERRORS
+
+// Key-spec flags (REDISMODULE_CMD_KEY_*).
+inline constexpr uint64_t kKeyRo = 1ULL << 0;
+inline constexpr uint64_t kKeyRw = 1ULL << 1;
+inline constexpr uint64_t kKeyOw = 1ULL << 2;
+inline constexpr uint64_t kKeyAccess = 1ULL << 4;
+inline constexpr uint64_t kKeyUpdate = 1ULL << 5;
+inline constexpr uint64_t kKeyInsert = 1ULL << 6;
+
+// X(return type, name, parameter list, required)
+#define BLOOMKIT_REDIS_API_FUNCTIONS(X)                                                                      \
+  X(void*, Alloc, (size_t bytes), true)                                                                      \
+  X(void*, TryAlloc, (size_t bytes), false)                                                                  \
+  X(void, Free, (void* ptr), true)                                                                           \
+  X(int, CreateCommand,                                                                                      \
+    (RedisModuleCtx * ctx, const char* name, RedisModuleCmdFunc cmdfunc, const char* strflags, int firstkey, \
+     int lastkey, int keystep),                                                                              \
+    true)                                                                                                    \
+  X(void, SetModuleAttribs, (RedisModuleCtx * ctx, const char* name, int ver, int apiver), true)             \
+  X(int, IsModuleNameBusy, (const char* name), false)                                                        \
+  X(int, WrongArity, (RedisModuleCtx * ctx), true)                                                           \
+  X(int, ReplyWithLongLong, (RedisModuleCtx * ctx, long long ll), true)                                      \
+  X(int, ReplyWithError, (RedisModuleCtx * ctx, const char* err), true)                                      \
+  X(int, ReplyWithSimpleString, (RedisModuleCtx * ctx, const char* msg), true)                               \
+  X(int, ReplyWithArray, (RedisModuleCtx * ctx, long len), true)                                             \
+  X(void, ReplySetArrayLength, (RedisModuleCtx * ctx, long len), true)                                       \
+  X(int, ReplyWithStringBuffer, (RedisModuleCtx * ctx, const char* buf, size_t len), true)                   \
+  X(int, ReplyWithNull, (RedisModuleCtx * ctx), true)                                                        \
+  X(int, ReplyWithDouble, (RedisModuleCtx * ctx, double d), true)                                            \
+  X(int, ReplyWithMap, (RedisModuleCtx * ctx, long len), false)                                              \
+  X(int, ReplyWithBool, (RedisModuleCtx * ctx, int b), false)                                                \
+  X(RedisModuleKey*, OpenKey, (RedisModuleCtx * ctx, RedisModuleString * keyname, int mode), true)           \
+  X(void, CloseKey, (RedisModuleKey * kp), true)                                                             \
+  X(int, KeyType, (RedisModuleKey * kp), true)                                                               \
+  X(int, DeleteKey, (RedisModuleKey * kp), true)                                                             \
+  X(const char*, StringPtrLen, (const RedisModuleString* str, size_t* len), true)                            \
+  X(int, ReplicateVerbatim, (RedisModuleCtx * ctx), true)                                                    \
+  X(int, GetContextFlags, (RedisModuleCtx * ctx), false)                                                     \
+  X(RedisModuleType*, CreateDataType,                                                                        \
+    (RedisModuleCtx * ctx, const char* name, int encver, RedisModuleTypeMethods* typemethods), true)         \
+  X(int, ModuleTypeSetValue, (RedisModuleKey * key, RedisModuleType * mt, void* value), true)                \
+  X(RedisModuleType*, ModuleTypeGetType, (RedisModuleKey * key), true)                                       \
+  X(void*, ModuleTypeGetValue, (RedisModuleKey * key), true)                                                 \
+  X(void, SaveUnsigned, (RedisModuleIO * io, uint64_t value), true)                                          \
+  X(uint64_t, LoadUnsigned, (RedisModuleIO * io), true)                                                      \
+  X(void, SaveStringBuffer, (RedisModuleIO * io, const char* str, size_t len), true)                         \
+  X(char*, LoadStringBuffer, (RedisModuleIO * io, size_t * lenptr), true)                                    \
+  X(int, IsIOError, (RedisModuleIO * io), false)                                                             \
+  X(void, SetModuleOptions, (RedisModuleCtx * ctx, int options), false)                                      \
+  X(void, EmitAOF, (RedisModuleIO * io, const char* cmdname, const char* fmt, ...), true)                    \
+  X(void, DigestAddStringBuffer, (RedisModuleDigest * md, const char* ele, size_t len), true)                \
+  X(void, DigestEndSequence, (RedisModuleDigest * md), true)                                                 \
+  X(void, Log, (RedisModuleCtx * ctx, const char* level, const char* fmt, ...), true)                        \
+  X(void, LogIOError, (RedisModuleIO * io, const char* level, const char* fmt, ...), true)                   \
+  X(RedisModuleCommand*, GetCommand, (RedisModuleCtx * ctx, const char* name), false)                        \
+  X(int, SetCommandInfo, (RedisModuleCommand * command, const RedisModuleCommandInfo* info), false)
+
+// The looked-up functions: rm.OpenKey(ctx, name, kRead), ...
+struct Api {
+#define BLOOMKIT_REDIS_API_MEMBER(ret, name, params, required) ret(*name) params = nullptr;
+  BLOOMKIT_REDIS_API_FUNCTIONS(BLOOMKIT_REDIS_API_MEMBER)
+#undef BLOOMKIT_REDIS_API_MEMBER
+};
+
+extern Api rm;
+
+// Looks every function up through the pointer Redis stores at the start of `ctx`.
+// Returns the name of the first required function the server lacks, or nullptr.
+const char* LoadApi(RedisModuleCtx* ctx) noexcept;
+
+}  // namespace bloomkit::redis

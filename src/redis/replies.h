@@ -1,0 +1,71 @@
+// Every reply text of bloomkit.so in one table. Where RedisBloom 2.8 has a text for the
+// same condition, ours is the same, byte for byte, because clients match on them
+// (redis-py, go-redis and Jedis tests check "item exists", "not found", "non scaling
+// filter is full"). Argument errors append ": <detail>" naming the bad value and the
+// valid range, after RedisBloom's text. Texts RedisBloom has no equivalent for
+// (BF.MERGE, CBF.*, chunk validation) are bloomkit's own and start with "ERR".
+#pragma once
+
+#include <string_view>
+
+namespace bloomkit::redis::reply {
+
+// Key lookups (all families).
+inline constexpr std::string_view kNotFound = "ERR not found";
+inline constexpr std::string_view kItemExists = "ERR item exists";
+inline constexpr std::string_view kWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr std::string_view kCfNotFound = "Not found";  // CF.DEL on a missing key
+
+// BF.* arguments.
+inline constexpr std::string_view kBadErrorRate = "ERR bad error rate";
+inline constexpr std::string_view kErrorRateRange = "ERR (0 < error rate range < 1)";
+inline constexpr std::string_view kBadCapacity = "ERR bad capacity";
+inline constexpr std::string_view kCapacityRange = "ERR (capacity should be larger than 0)";
+inline constexpr std::string_view kNoExpansion = "ERR no expansion";
+inline constexpr std::string_view kBadExpansion = "ERR bad expansion";
+inline constexpr std::string_view kExpansionRange = "ERR expansion should be greater or equal to 1";
+inline constexpr std::string_view kNonScalingExpand = "Nonscaling filters cannot expand";
+inline constexpr std::string_view kInsertBadErrorRate = "Bad error rate";
+inline constexpr std::string_view kInsertBadCapacity = "Bad capacity";
+inline constexpr std::string_view kInsertBadExpansion = "Bad expansion";
+inline constexpr std::string_view kUnknownArgument = "Unknown argument received";
+inline constexpr std::string_view kBadArgument = "Bad argument received";
+inline constexpr std::string_view kInvalidInfoValue = "Invalid information value";
+inline constexpr std::string_view kBfIteratorNotNumeric = "ERR Second argument must be numeric";
+
+// BF.* results.
+inline constexpr std::string_view kNonScalingFull = "ERR non scaling filter is full";
+
+// CF.* arguments and results.
+inline constexpr std::string_view kCfBadCapacity = "Bad capacity";
+inline constexpr std::string_view kCfBadMaxIterations = "Couldn't parse MAXITERATIONS";
+inline constexpr std::string_view kCfMaxIterationsRange = "MAXITERATIONS parameter needs to be a positive integer";
+inline constexpr std::string_view kCfBadBucketSize = "Couldn't parse BUCKETSIZE";
+inline constexpr std::string_view kCfBucketSizeRange = "BUCKETSIZE parameter needs to be a positive integer";
+inline constexpr std::string_view kCfBadExpansion = "Couldn't parse EXPANSION";
+inline constexpr std::string_view kCfExpansionRange = "EXPANSION parameter needs to be a non-negative integer";
+inline constexpr std::string_view kCfCapacityTooSmall = "Capacity must be at least (BucketSize * 2)";
+inline constexpr std::string_view kCfFull = "Filter is full";
+inline constexpr std::string_view kCfMaxExpansions = "Maximum expansions reached";
+inline constexpr std::string_view kCfInvalidPosition = "Invalid position";
+
+// CBF.* (bloomkit's own).
+inline constexpr std::string_view kCbfBadCounterBits = "ERR bad counter bits";
+
+// BF.MERGE (bloomkit's own).
+inline constexpr std::string_view kMergeIncompatible = "ERR incompatible filters";
+
+// SCANDUMP / LOADCHUNK (bloomkit's own; a dump is bloomkit's checksummed format).
+inline constexpr std::string_view kChunkBadHeader = "ERR invalid dump header";
+inline constexpr std::string_view kChunkOutOfOrder = "ERR invalid chunk iterator";
+inline constexpr std::string_view kChunkTooLong = "ERR chunk runs past the end of the dump";
+inline constexpr std::string_view kChunkInvalid = "ERR invalid dump";
+inline constexpr std::string_view kFilterLoading = "ERR filter is still being loaded (LOADCHUNK)";
+
+// Generic.
+inline constexpr std::string_view kTooLarge = "ERR filter too large";
+inline constexpr std::string_view kOutOfMemory = "ERR out of memory";
+inline constexpr std::string_view kInternal = "ERR internal error";
+inline constexpr std::string_view kOk = "OK";
+
+}  // namespace bloomkit::redis::reply
