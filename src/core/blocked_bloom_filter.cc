@@ -90,32 +90,21 @@ bool BlockedBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
 
 namespace {
 
-// A rolling window: while key i is probed, key i + kBlockedDepth is hashed and its
-// block prefetched, so kBlockedDepth misses stay in flight all the time instead of a
-// burst that drains to nothing at the end of each group. Keys are still processed in
-// order, so results are identical to the single-key calls.
-constexpr std::size_t kBlockedDepth = 16;
-
+// Hashes a group and prefetches each key's block before any is touched.
 template <typename Hasher, typename Op>
 void RunBatched(std::size_t n, Hasher&& hasher, const std::uint64_t* words, std::uint64_t num_blocks, bool for_write,
                 Op&& op) noexcept {
-  HashPair ring[kBlockedDepth];
-  auto fetch = [&](std::size_t i) {
-    const HashPair h = hasher(i);
-    const std::uint64_t* block = words + FastRange64(h.h1, num_blocks) * 8;
-    if (for_write) internal::PrefetchWrite(block);
-    else internal::PrefetchRead(block);
-    return h;
-  };
-  const std::size_t lead = std::min(kBlockedDepth, n);
-  for (std::size_t i = 0; i < lead; ++i) ring[i] = fetch(i);
-  std::size_t i = 0;
-  for (; i + kBlockedDepth < n; ++i) {
-    const HashPair h = ring[i % kBlockedDepth];
-    ring[i % kBlockedDepth] = fetch(i + kBlockedDepth);
-    op(i, h);
+  HashPair group[internal::kBatchGroup];
+  for (std::size_t base = 0; base < n; base += internal::kBatchGroup) {
+    const std::size_t len = std::min(internal::kBatchGroup, n - base);
+    for (std::size_t j = 0; j < len; ++j) {
+      group[j] = hasher(base + j);
+      const std::uint64_t* block = words + FastRange64(group[j].h1, num_blocks) * 8;
+      if (for_write) internal::PrefetchWrite(block);
+      else internal::PrefetchRead(block);
+    }
+    for (std::size_t j = 0; j < len; ++j) op(base + j, group[j]);
   }
-  for (; i < n; ++i) op(i, ring[i % kBlockedDepth]);
 }
 
 }  // namespace
