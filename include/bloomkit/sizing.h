@@ -14,7 +14,7 @@
 // where fp_block is the rate of one 512-bit block holding i keys under bloomkit's bit
 // pattern (blocked_bloom_filter.h). BlockedFpRate evaluates it exactly; the sizing
 // searches the smallest number of blocks meeting p. Bits per key needed:
-//   p = 1%: 10.3 (classic 9.59)   p = 0.1%: 15.8 (14.38)   p = 0.01%: 21.8 (19.17)
+//   p = 1%: 10.1 (classic 9.59)   p = 0.1%: 15.7 (14.38)   p = 0.01%: 22.9 (19.17)
 // (pinned by sizing_test.cc).
 #pragma once
 
