@@ -1,0 +1,480 @@
+// bloomkit/bloom_filter.h: the classic filter's own behaviour. What every filter kind
+// shares (no false negatives at 10^6 keys, FPR bound, round trips, malformed files)
+// is in tests/contract/.
+#include "bloomkit/bloom_filter.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bloomkit/blocked_bloom_filter.h"
+#include "bloomkit/sizing.h"
+#include "contract/test_support.h"
+
+namespace bloomkit {
+namespace {
+
+using bloomkit_test::Key;
+using bloomkit_test::KeySet;
+
+BloomFilter MakeFilter(const BloomOptions& options) {
+  auto f = BloomFilter::Create(options);
+  if (!f.ok()) throw std::runtime_error("Create failed: " + f.error().message());
+  return std::move(f).value();
+}
+
+bool BitSet(const BloomFilter& f, std::uint64_t pos) {
+  return ((f.words()[pos / 64] >> (pos % 64)) & 1U) != 0;
+}
+
+// The probe sequence of hash.h, written out from its documentation:
+//   x = h1, y = h2; position_i = (x * m) >> 64; x += y; y += i + 1.
+std::vector<std::uint64_t> ReferencePositions(std::string_view key, std::uint64_t m, std::uint32_t k) {
+  const HashPair h = HashKey(key);
+  std::uint64_t x = h.h1;
+  std::uint64_t y = h.h2;
+  std::vector<std::uint64_t> out;
+  for (std::uint32_t i = 0; i < k; ++i) {
+    out.push_back(static_cast<std::uint64_t>((static_cast<Uint128>(x) * m) >> 64));
+    x += y;
+    y += i + 1;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------- creation
+
+TEST(BloomFilterCreateTest, SizesFromCapacityAndRate) {
+  auto f = MakeFilter({.capacity = 10'000'000, .fp_rate = 0.01});
+  EXPECT_EQ(f.num_bits(), 95'850'584U);
+  EXPECT_EQ(f.num_hashes(), 7U);
+  EXPECT_EQ(f.capacity(), 10'000'000U);
+  EXPECT_DOUBLE_EQ(f.fp_rate(), 0.01);
+  EXPECT_EQ(f.memory_bytes(), (95'850'584U + 63) / 64 * 8);
+  EXPECT_EQ(f.words().size(), (95'850'584U + 63) / 64);
+  EXPECT_EQ(f.count(), 0U);
+  EXPECT_EQ(f.CountSetBits(), 0U);
+  EXPECT_DOUBLE_EQ(f.ExpectedFpRate(), ClassicFpRate(95'850'584, 1e7, 7));
+}
+
+TEST(BloomFilterCreateTest, ExplicitBitsAndHashes) {
+  auto f = MakeFilter({.num_bits = 1000, .num_hashes = 5});
+  EXPECT_EQ(f.num_bits(), 1000U);
+  EXPECT_EQ(f.num_hashes(), 5U);
+  EXPECT_EQ(f.memory_bytes(), 128U);  // 16 words
+  // Capacity 0 becomes the number of keys for which 5 hashes are optimal.
+  EXPECT_EQ(f.capacity(), static_cast<std::uint64_t>(std::round(1000 * std::log(2.0) / 5)));
+  EXPECT_DOUBLE_EQ(f.fp_rate(), ClassicFpRate(1000, static_cast<double>(f.capacity()), 5));
+  auto with_capacity = MakeFilter({.capacity = 50, .num_bits = 1000, .num_hashes = 5});
+  EXPECT_EQ(with_capacity.capacity(), 50U);
+  EXPECT_DOUBLE_EQ(with_capacity.fp_rate(), ClassicFpRate(1000, 50, 5));
+  EXPECT_TRUE(BloomFilter::Create({.num_bits = 1, .num_hashes = 1}).ok());
+  EXPECT_TRUE(BloomFilter::Create({.num_bits = 64, .num_hashes = kMaxNumHashes}).ok());
+}
+
+void ExpectCreateError(const BloomOptions& options, ErrorCode code, const std::string& fragment) {
+  auto f = BloomFilter::Create(options);
+  ASSERT_FALSE(f.ok()) << "expected an error mentioning " << fragment;
+  EXPECT_EQ(f.error().code(), code) << f.error().message();
+  EXPECT_NE(f.error().message().find(fragment), std::string::npos)
+      << "message \"" << f.error().message() << "\" should contain \"" << fragment << "\"";
+}
+
+TEST(BloomFilterCreateTest, BadOptionsAreErrorsNamingTheValue) {
+  ExpectCreateError({.capacity = 0, .fp_rate = 0.01}, ErrorCode::kInvalidArgument,
+                    "capacity must be at least 1, got 0");
+  ExpectCreateError({.capacity = 100, .fp_rate = 0}, ErrorCode::kInvalidArgument, "(0, 1), got 0");
+  ExpectCreateError({.capacity = 100, .fp_rate = 1}, ErrorCode::kInvalidArgument, "(0, 1), got 1");
+  ExpectCreateError({.capacity = 100, .fp_rate = 1.5}, ErrorCode::kInvalidArgument, "(0, 1), got 1.5");
+  ExpectCreateError({.capacity = 100, .fp_rate = -0.1}, ErrorCode::kInvalidArgument, "(0, 1), got -0.1");
+  ExpectCreateError({.capacity = 100, .fp_rate = std::nan("")}, ErrorCode::kInvalidArgument, "got nan");
+  ExpectCreateError({.num_bits = 1000, .num_hashes = 0}, ErrorCode::kInvalidArgument,
+                    "num_hashes must be in [1, 64], got 0");
+  ExpectCreateError({.num_bits = 1000, .num_hashes = 65}, ErrorCode::kInvalidArgument,
+                    "num_hashes must be in [1, 64], got 65");
+  ExpectCreateError({.num_bits = 0, .num_hashes = 3}, ErrorCode::kInvalidArgument, "num_bits must be at least 1");
+}
+
+TEST(BloomFilterCreateTest, OverTheMemoryLimitIsTooLargeWithoutAllocating) {
+  bloomkit_test::ScopedCountingAllocator counting;
+  const auto start = std::chrono::steady_clock::now();
+  // 10^13 keys at 1% would need ~12 TB.
+  ExpectCreateError({.capacity = 10'000'000'000'000ULL, .fp_rate = 0.01}, ErrorCode::kTooLarge,
+                    "capacity 10000000000000");
+  ExpectCreateError({.capacity = 10'000'000'000'000ULL, .fp_rate = 0.01}, ErrorCode::kTooLarge,
+                    "memory limit of 4294967296 bytes");
+  // 10^6 keys at 1% need 1.2 MB: over a 1 MB limit, under a 2 MB one.
+  ExpectCreateError({.capacity = 1'000'000, .fp_rate = 0.01, .max_memory_bytes = 1'000'000}, ErrorCode::kTooLarge,
+                    "1000000");
+  // Explicit sizes are checked too: 2^40 bits are 128 GiB.
+  ExpectCreateError({.num_bits = std::uint64_t{1} << 40, .num_hashes = 3}, ErrorCode::kTooLarge, "137438953472");
+  ExpectCreateError({.num_bits = std::numeric_limits<std::uint64_t>::max(), .num_hashes = 3}, ErrorCode::kTooLarge,
+                    "bytes");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(counting.allocations(), 0U) << "an oversized Create allocated memory";
+  EXPECT_LT(seconds, 1.0) << "an oversized Create must fail fast";
+  auto fits = BloomFilter::Create({.capacity = 1'000'000, .fp_rate = 0.01, .max_memory_bytes = 2'000'000});
+  ASSERT_TRUE(fits.ok()) << fits.error().message();
+  EXPECT_EQ(counting.allocations(), 1U);
+  EXPECT_EQ(counting.bytes_requested(), fits->memory_bytes());
+}
+
+TEST(BloomFilterCreateTest, AllocatorWithoutMemoryIsAnError) {
+  bloomkit_test::ScopedFailingAllocator failing;
+  auto f = BloomFilter::Create({.capacity = 1000, .fp_rate = 0.01});
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.error().code(), ErrorCode::kTooLarge);
+  EXPECT_NE(f.error().message().find("out of memory"), std::string::npos) << f.error().message();
+}
+
+// ---------------------------------------------------------------------- hashing
+
+// Known answers: the k = 7 positions of three keys in a filter of m = 1,000,003 bits
+// (prime, not a multiple of 64), computed once when the format was frozen. They pin
+// HashKey, the enhanced double hashing and the 128-bit range reduction together, and
+// the bit layout: position p is bit p % 64 of word p / 64. A change to any of them
+// must fail here.
+TEST(BloomFilterHashingTest, KnownPositions) {
+  constexpr std::uint64_t kBits = 1'000'003;
+  constexpr std::uint32_t kHashes = 7;
+  struct Case {
+    std::string_view key;
+    std::vector<std::uint64_t> positions;
+  };
+  const Case cases[] = {
+      {"", {976350, 651134, 325917, 701, 675487, 350271, 25054}},
+      {"bloomkit", {387417, 703535, 19650, 335768, 651886, 968004, 284119}},
+      {"user:42", {970352, 293416, 616483, 939549, 262613, 585680, 908746}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << "key \"" << c.key << "\"");
+    EXPECT_EQ(ReferencePositions(c.key, kBits, kHashes), c.positions);
+    auto f = MakeFilter({.num_bits = kBits, .num_hashes = kHashes});
+    f.Add(c.key);
+    const std::set<std::uint64_t> distinct(c.positions.begin(), c.positions.end());
+    EXPECT_EQ(f.CountSetBits(), distinct.size()) << "bits set other than the key's positions";
+    for (const std::uint64_t pos : c.positions) EXPECT_TRUE(BitSet(f, pos)) << "position " << pos;
+  }
+}
+
+// Every key's bits are where the documented probe sequence puts them.
+TEST(BloomFilterHashingTest, MatchesTheDocumentedProbeSequence) {
+  for (const std::uint32_t k : {1U, 2U, 7U, 13U, 64U}) {
+    auto f = MakeFilter({.num_bits = 100'003, .num_hashes = k});
+    for (std::uint64_t i = 0; i < 200; ++i) {
+      const Key key('p', i);
+      f.Add(key);
+      for (const std::uint64_t pos : ReferencePositions(key, f.num_bits(), k)) {
+        ASSERT_TRUE(BitSet(f, pos)) << "k=" << k << " key " << i << " position " << pos;
+      }
+    }
+  }
+}
+
+// 64-bit sizes: a filter of 2^33 + 7 bits (1 GiB) sets and finds bits past 2^32.
+TEST(BloomFilterLargeTest, BitsAboveTwoToThe32Work) {
+  const std::uint64_t kBits = (std::uint64_t{1} << 33) + 7;
+  auto f = MakeFilter({.num_bits = kBits, .num_hashes = 3});
+  ASSERT_EQ(f.num_bits(), kBits);
+  ASSERT_EQ(f.words().size(), (kBits + 63) / 64);
+  // Pinned: "bloomkit" probes 3327877198, 6043302950 (> 2^32) and 168794102.
+  EXPECT_EQ(ReferencePositions("bloomkit", kBits, 3), (std::vector<std::uint64_t>{3327877198, 6043302950, 168794102}));
+  f.Add("bloomkit");
+  EXPECT_TRUE(BitSet(f, 6043302950));
+  EXPECT_TRUE(f.MayContain("bloomkit"));
+  std::uint64_t above = 0;
+  constexpr std::uint64_t kKeys = 2000;
+  for (std::uint64_t i = 0; i < kKeys; ++i) f.Add(Key('p', i));
+  for (std::uint64_t i = 0; i < kKeys; ++i) {
+    const Key key('p', i);
+    ASSERT_TRUE(f.MayContain(key)) << "key " << i;
+    for (const std::uint64_t pos : ReferencePositions(key, kBits, 3)) {
+      ASSERT_LT(pos, kBits);
+      ASSERT_TRUE(BitSet(f, pos)) << "key " << i << " position " << pos;
+      above += pos >= (std::uint64_t{1} << 32) ? 1U : 0U;
+    }
+  }
+  // Half of the 6000 positions lie above 2^32; truncation to 32 bits would lose them.
+  EXPECT_GT(above, 2500U);
+  EXPECT_LT(above, 3500U);
+  // The set bits in the upper half of the array are found through the words span.
+  std::uint64_t upper_bits = 0;
+  const auto words = f.words();
+  for (std::size_t w = (std::size_t{1} << 32) / 64; w < words.size(); ++w) {
+    upper_bits += static_cast<std::uint64_t>(std::popcount(words[w]));
+  }
+  EXPECT_EQ(upper_bits, above + 1);  // + "bloomkit"'s (no collisions among 6003 of 2^33)
+  EXPECT_FALSE(f.MayContain("not added"));
+}
+
+// ---------------------------------------------------------------------- queries
+
+TEST(BloomFilterTest, CountAndEstimatedCount) {
+  constexpr std::uint64_t kKeys = 100'000;
+  auto f = MakeFilter({.capacity = kKeys, .fp_rate = 0.01});
+  EXPECT_EQ(f.EstimatedCount(), 0U);
+  for (std::uint64_t i = 0; i < kKeys; ++i) f.Add(Key('p', i));
+  // count() counts adds that set a new bit: all but the ~1% false positives.
+  EXPECT_LE(f.count(), kKeys);
+  EXPECT_GE(f.count(), kKeys * 97 / 100);
+  // Swamidass-Baldi from the fill: within 2% of the truth at capacity.
+  EXPECT_NEAR(static_cast<double>(f.EstimatedCount()), kKeys, kKeys * 0.02);
+  // Adding the same keys again changes nothing.
+  const std::uint64_t count = f.count();
+  for (std::uint64_t i = 0; i < kKeys; ++i) f.Add(Key('p', i));
+  EXPECT_EQ(f.count(), count);
+  f.set_count(7);
+  EXPECT_EQ(f.count(), 7U);
+}
+
+TEST(BloomFilterTest, EstimatedFpRateShowsAnOverfullFilter) {
+  constexpr std::uint64_t kCapacity = 10'000;
+  auto f = MakeFilter({.capacity = kCapacity, .fp_rate = 0.01});
+  EXPECT_EQ(f.EstimatedFpRate(), 0.0);
+  for (std::uint64_t i = 0; i < kCapacity; ++i) f.Add(Key('p', i));
+  EXPECT_NEAR(f.EstimatedFpRate(), 0.01, 0.002);
+  EXPECT_NEAR(f.FillRatio(), 0.5, 0.02) << "an optimally sized filter is half full at capacity";
+  for (std::uint64_t i = kCapacity; i < 3 * kCapacity; ++i) f.Add(Key('p', i));
+  // 3x over capacity: the fill is ~1 - e^{-2.1} = 0.88 and the rate ~0.88^7 = 41%.
+  EXPECT_GT(f.EstimatedFpRate(), 0.3);
+  EXPECT_GT(f.EstimatedFpRate(), 10 * f.fp_rate());
+  // ExpectedFpRate stays the design rate at capacity.
+  EXPECT_DOUBLE_EQ(f.ExpectedFpRate(), ClassicFpRate(static_cast<double>(f.num_bits()), kCapacity, f.num_hashes()));
+}
+
+TEST(BloomFilterTest, SaturatedFilterEstimatesUnbounded) {
+  auto f = MakeFilter({.num_bits = 64, .num_hashes = 1});
+  for (std::uint64_t i = 0; i < 5000; ++i) f.Add(Key('p', i));
+  ASSERT_EQ(f.CountSetBits(), 64U);
+  EXPECT_EQ(f.EstimatedCount(), std::numeric_limits<std::uint64_t>::max());
+  EXPECT_EQ(f.EstimatedFpRate(), 1.0);
+}
+
+TEST(BloomFilterTest, ClearZeroesEveryWord) {
+  auto f = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  for (std::uint64_t i = 0; i < 1000; ++i) f.Add(Key('p', i));
+  ASSERT_GT(f.CountSetBits(), 0U);
+  f.Clear();
+  EXPECT_EQ(f.CountSetBits(), 0U);
+  EXPECT_EQ(f.count(), 0U);
+  EXPECT_TRUE(std::all_of(f.words().begin(), f.words().end(), [](std::uint64_t w) { return w == 0; }));
+  EXPECT_TRUE(f == MakeFilter({.capacity = 1000, .fp_rate = 0.01}));
+}
+
+TEST(BloomFilterTest, AddIfAbsentCountsOnlyNewKeys) {
+  auto f = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  EXPECT_TRUE(f.AddIfAbsent("x"));
+  EXPECT_EQ(f.count(), 1U);
+  EXPECT_FALSE(f.AddIfAbsent("x"));
+  EXPECT_EQ(f.count(), 1U);
+  EXPECT_TRUE(f.MayContain("x"));
+}
+
+// ---------------------------------------------------------------------- batches
+
+// Batch sizes around the prefetch window and group lengths (4, 16), and odd tails.
+const std::uint64_t kBatchSizes[] = {0, 1, 3, 4, 5, 15, 16, 17, 33, 1000, 4099};
+
+TEST(BloomFilterBatchTest, MayContainBatchEqualsSingleQueries) {
+  auto f = MakeFilter({.capacity = 3000, .fp_rate = 0.05});
+  for (std::uint64_t i = 0; i < 3000; ++i) f.Add(Key('p', i));
+  for (const std::uint64_t n : kBatchSizes) {
+    // Present and absent keys (with ~5% false positives) interleaved.
+    KeySet present('p', 0, n);
+    KeySet absent('a', 0, n);
+    std::vector<std::string_view> keys;
+    for (std::uint64_t i = 0; i < n; ++i) keys.push_back(i % 2 == 0 ? present.views[i] : absent.views[i]);
+    std::unique_ptr<bool[]> out_storage(new bool[n + 3]);
+    std::span<bool> out(out_storage.get(), n + 3);
+    std::fill(out.begin(), out.end(), true);
+    const std::size_t hits = f.MayContainBatch(keys, out);
+    std::size_t want_hits = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(out[i], f.MayContain(keys[i])) << "batch of " << n << ", key " << i;
+      want_hits += f.MayContain(keys[i]) ? 1U : 0U;
+    }
+    EXPECT_EQ(hits, want_hits) << "batch of " << n;
+    for (std::uint64_t i = n; i < n + 3; ++i) EXPECT_TRUE(out[i]) << "wrote past the keys";
+  }
+}
+
+TEST(BloomFilterBatchTest, AddBatchEqualsRepeatedAdd) {
+  for (const std::uint64_t n : kBatchSizes) {
+    KeySet keys('p', 0, n);
+    auto batched = MakeFilter({.capacity = 2000, .fp_rate = 0.01});
+    auto single = MakeFilter({.capacity = 2000, .fp_rate = 0.01});
+    batched.AddBatch(keys.views);
+    for (const auto key : keys.views) single.Add(key);
+    EXPECT_TRUE(batched == single) << "batch of " << n;
+    EXPECT_EQ(batched.Serialize(), single.Serialize()) << "batch of " << n;
+    EXPECT_EQ(batched.count(), single.count());
+  }
+}
+
+TEST(BloomFilterBatchTest, HashBatchesEqualSingleHashCalls) {
+  std::vector<std::uint64_t> hashes;
+  for (std::uint64_t i = 0; i < 1000; ++i) hashes.push_back(bloomkit_test::SplitMix64(i * 31 + 5));
+  auto batched = MakeFilter({.capacity = 2000, .fp_rate = 0.01});
+  auto single = MakeFilter({.capacity = 2000, .fp_rate = 0.01});
+  batched.AddHashBatch(std::span<const std::uint64_t>(hashes).first(500));
+  for (std::size_t i = 0; i < 500; ++i) single.AddHash(hashes[i]);
+  EXPECT_TRUE(batched == single);
+  std::unique_ptr<bool[]> out(new bool[hashes.size()]);
+  const std::size_t hits = batched.MayContainHashBatch(hashes, std::span<bool>(out.get(), hashes.size()));
+  std::size_t want = 0;
+  for (std::size_t i = 0; i < hashes.size(); ++i) {
+    ASSERT_EQ(out[i], batched.MayContainHash(hashes[i])) << "hash " << i;
+    if (i < 500) {
+      ASSERT_TRUE(out[i]) << "added hash " << i << " not found";
+    }
+    want += out[i] ? 1U : 0U;
+  }
+  EXPECT_EQ(hits, want);
+  EXPECT_LT(hits, 520U) << "far more false positives than 1% of 500 absent hashes";
+}
+
+// AddHash(h) is AddHashPair(ExpandHash(h)): the caller's hash replaces HashKey.
+TEST(BloomFilterTest, AddHashUsesTheExpandedHash) {
+  auto a = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  auto b = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  a.AddHash(42);
+  b.AddHashPair(ExpandHash(42));
+  EXPECT_TRUE(a == b);
+  EXPECT_TRUE(a.MayContainHash(42));
+  EXPECT_TRUE(a.MayContainHashPair(ExpandHash(42)));
+  EXPECT_FALSE(a.AddHashIfAbsent(42));
+  EXPECT_TRUE(a.AddHashIfAbsent(43));
+  // A key and its HashKey pair are the same thing.
+  auto c = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  c.AddHashPair(HashKey("k"));
+  EXPECT_TRUE(c.MayContain("k"));
+}
+
+// ---------------------------------------------------------------------- merge
+
+TEST(BloomFilterMergeTest, UnionAndIntersectionOfBits) {
+  auto a = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  auto b = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  for (std::uint64_t i = 0; i < 300; ++i) a.Add(Key('A', i));
+  for (std::uint64_t i = 0; i < 300; ++i) b.Add(Key('B', i));
+  auto merged = a;
+  ASSERT_TRUE(merged.Merge(b).ok());
+  auto intersected = a;
+  ASSERT_TRUE(intersected.Intersect(b).ok());
+  for (std::size_t w = 0; w < a.words().size(); ++w) {
+    EXPECT_EQ(merged.words()[w], a.words()[w] | b.words()[w]) << "word " << w;
+    EXPECT_EQ(intersected.words()[w], a.words()[w] & b.words()[w]) << "word " << w;
+  }
+  for (std::uint64_t i = 0; i < 300; ++i) {
+    EXPECT_TRUE(merged.MayContain(Key('A', i)));
+    EXPECT_TRUE(merged.MayContain(Key('B', i)));
+  }
+  // count() after a merge is the estimate from the bits: ~600 distinct keys.
+  EXPECT_EQ(merged.count(), merged.EstimatedCount());
+  EXPECT_NEAR(static_cast<double>(merged.count()), 600, 30);
+  EXPECT_EQ(intersected.count(), intersected.EstimatedCount());
+}
+
+TEST(BloomFilterMergeTest, DifferentBitsOrHashesAreIncompatible) {
+  auto a = MakeFilter({.num_bits = 1000, .num_hashes = 3});
+  auto more_bits = MakeFilter({.num_bits = 1024, .num_hashes = 3});
+  auto more_hashes = MakeFilter({.num_bits = 1000, .num_hashes = 4});
+  for (const BloomFilter* other : {&more_bits, &more_hashes}) {
+    const Status merge = a.Merge(*other);
+    ASSERT_FALSE(merge.ok());
+    EXPECT_EQ(merge.error().code(), ErrorCode::kIncompatible);
+    EXPECT_NE(merge.error().message().find("1000 bits/3 hashes"), std::string::npos) << merge.error().message();
+    const Status intersect = a.Intersect(*other);
+    ASSERT_FALSE(intersect.ok());
+    EXPECT_EQ(intersect.error().code(), ErrorCode::kIncompatible);
+  }
+  // Same bits and hashes, different capacity: compatible (the bits mean the same).
+  auto other_capacity = MakeFilter({.capacity = 7, .num_bits = 1000, .num_hashes = 3});
+  EXPECT_TRUE(a.Merge(other_capacity).ok());
+}
+
+// ---------------------------------------------------------------------- value type
+
+TEST(BloomFilterValueTest, CopiesAreDeepAndMovesSteal) {
+  auto a = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  a.Add("one");
+  BloomFilter copy = a;
+  copy.Add("two");
+  EXPECT_TRUE(copy.MayContain("one"));
+  EXPECT_FALSE(a.MayContain("two")) << "the copy shares words with the original";
+  EXPECT_NE(a.words().data(), copy.words().data());
+  EXPECT_FALSE(a == copy);
+  const std::uint64_t* data = copy.words().data();
+  BloomFilter moved = std::move(copy);
+  EXPECT_EQ(moved.words().data(), data);
+  EXPECT_TRUE(moved.MayContain("two"));
+  a = moved;
+  EXPECT_TRUE(a == moved);
+  EXPECT_TRUE(a.MayContain("two"));
+}
+
+TEST(BloomFilterValueTest, EqualityComparesParametersCountAndBits) {
+  auto a = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  auto b = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  EXPECT_TRUE(a == b);
+  a.Add("k");
+  EXPECT_FALSE(a == b);
+  b.Add("k");
+  EXPECT_TRUE(a == b);
+  b.set_count(5);
+  EXPECT_FALSE(a == b);
+  EXPECT_FALSE(MakeFilter({.capacity = 1000, .fp_rate = 0.01}) == MakeFilter({.capacity = 1001, .fp_rate = 0.01}));
+}
+
+// ---------------------------------------------------------------------- loading
+
+TEST(BloomFilterLoadTest, ABlockedFileIsTheWrongKind) {
+  auto blocked = BlockedBloomFilter::Create({.capacity = 100, .fp_rate = 0.01});
+  ASSERT_TRUE(blocked.ok());
+  auto loaded = BloomFilter::Deserialize(blocked->Serialize());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.error().code(), ErrorCode::kWrongKind);
+  EXPECT_NE(loaded.error().message().find("blocked"), std::string::npos) << loaded.error().message();
+}
+
+TEST(BloomFilterLoadTest, BitsPastNumBitsAreRejected) {
+  auto f = MakeFilter({.num_bits = 100, .num_hashes = 3});  // 2 words, 28 spare bits
+  auto bytes = f.Serialize();
+  // Bit 100 is bit 36 of word 1: byte 128 + 8 + 4, bit 4.
+  bytes[bloomkit_test::layout::kHeaderBytes + 12] |= std::byte{0x10};
+  bloomkit_test::FixChecksum(bytes);
+  auto loaded = BloomFilter::Deserialize(bytes);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.error().code(), ErrorCode::kParameterMismatch);
+  // Bit 99, the last real one, is fine.
+  bytes = f.Serialize();
+  bytes[bloomkit_test::layout::kHeaderBytes + 12] |= std::byte{0x08};
+  bloomkit_test::FixChecksum(bytes);
+  EXPECT_TRUE(BloomFilter::Deserialize(bytes).ok());
+}
+
+TEST(BloomFilterLoadTest, HashCountOutOfRangeIsRejected) {
+  auto f = MakeFilter({.num_bits = 1000, .num_hashes = 3});
+  for (const std::uint64_t k : {0ULL, 65ULL, 1ULL << 40}) {
+    auto bytes = f.Serialize();
+    bloomkit_test::StoreLE(bytes, bloomkit_test::layout::kParams + 8, k);
+    bloomkit_test::FixChecksum(bytes);
+    auto loaded = BloomFilter::Deserialize(bytes);
+    ASSERT_FALSE(loaded.ok()) << "k=" << k;
+    EXPECT_EQ(loaded.error().code(), ErrorCode::kParameterMismatch) << loaded.error().message();
+    EXPECT_NE(loaded.error().message().find(std::to_string(k)), std::string::npos) << loaded.error().message();
+  }
+}
+
+}  // namespace
+}  // namespace bloomkit
