@@ -271,7 +271,7 @@ Result<BfInsertArgs> ParseBfInsert(Args args, const ModuleConfig& config) {
       return ArgError(reply::kUnknownArgument, Quote(word),
                       " (valid: CAPACITY, ERROR, EXPANSION, NOCREATE, NONSCALING, ITEMS)");
     }
-    if (i + 1 == args.size()) return ArgError(reply::kBadArgument, std::string(word), " needs a value");
+    if (i + 1 == args.size()) return Error(kArityError, std::string(word) + " needs a value");
     const std::string_view value = args[++i];
     if (is_error) {
       const auto rate = ParseDouble(value);
@@ -295,9 +295,7 @@ Result<BfInsertArgs> ParseBfInsert(Args args, const ModuleConfig& config) {
       has_expansion = true;
     }
   }
-  if (!saw_items || i == args.size()) {
-    return ArgError(reply::kBadArgument, "ITEMS and at least one item are required");
-  }
+  if (!saw_items || i == args.size()) return Error(kArityError, "ITEMS and at least one item are required");
   if (out.nocreate && (has_rate || has_capacity)) {
     return ArgError(reply::kBadArgument, "NOCREATE cannot be combined with CAPACITY or ERROR");
   }
@@ -326,7 +324,7 @@ Result<CfCreateArgs> ParseCfReserve(Args args, const ModuleConfig& config) {
     if (!is_bucket && !is_iterations && !is_expansion) {
       return ArgError(reply::kUnknownArgument, Quote(word), " (valid: BUCKETSIZE, MAXITERATIONS, EXPANSION)");
     }
-    if (i + 1 == args.size()) return ArgError(reply::kBadArgument, std::string(word), " needs a value");
+    if (i + 1 == args.size()) return Error(kArityError, std::string(word) + " needs a value");
     const std::string_view value = args[++i];
     const auto v = ParseInt64(value);
     if (is_bucket) {
@@ -370,7 +368,7 @@ Result<CfInsertArgs> ParseCfInsert(Args args, const ModuleConfig& config) {
     if (EqualsIgnoreCase(word, "NOCREATE")) {
       out.nocreate = true;
     } else if (EqualsIgnoreCase(word, "CAPACITY")) {
-      if (i + 1 == args.size()) return ArgError(reply::kBadArgument, "CAPACITY needs a value");
+      if (i + 1 == args.size()) return Error(kArityError, "CAPACITY needs a value");
       const std::string_view value = args[++i];
       const auto v = ParseInt64(value);
       if (!v) return ArgError(reply::kCfBadCapacity, Quote(value), " is not an integer");
@@ -382,7 +380,7 @@ Result<CfInsertArgs> ParseCfInsert(Args args, const ModuleConfig& config) {
       return ArgError(reply::kUnknownArgument, Quote(word), " (valid: CAPACITY, NOCREATE, ITEMS)");
     }
   }
-  if (!saw_items || i == args.size()) return ArgError(reply::kBadArgument, "ITEMS and at least one item are required");
+  if (!saw_items || i == args.size()) return Error(kArityError, "ITEMS and at least one item are required");
   out.first_item = i;
   return out;
 }

@@ -59,6 +59,11 @@ struct BfCreateArgs {
 };
 Result<BfCreateArgs> ParseBfReserve(Args args, const ModuleConfig& config);
 
+// The parsers below return ErrorCode::kTruncated when arguments are missing (an
+// option without its value, ITEMS without items): the command then answers with
+// Redis' own arity error, as RedisBloom does.
+inline constexpr ErrorCode kArityError = ErrorCode::kTruncated;
+
 // BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION x] [NOCREATE] [NONSCALING] ITEMS item...
 struct BfInsertArgs {
   BfCreateArgs create;

@@ -131,7 +131,10 @@ Status BfInsert(Command& cmd) {
   if (cmd.argc() < 4) return cmd.WrongArity(), Status();
   const auto args = cmd.args_from(2);
   auto parsed = ParseBfInsert(args, Config());
-  if (!parsed.ok()) return std::move(parsed).error();
+  if (!parsed.ok()) {
+    if (parsed.error().code() == kArityError) return cmd.WrongArity(), Status();
+    return std::move(parsed).error();
+  }
   return InsertCommon(cmd, parsed->create, !parsed->nocreate, 2 + parsed->first_item, /*multi=*/true);
 }
 

@@ -111,7 +111,10 @@ Status InsertParsed(Command& cmd, bool nx) {
   if (cmd.argc() < 4) return cmd.WrongArity(), Status();
   const auto args = cmd.args_from(2);
   auto parsed = ParseCfInsert(args, Config());
-  if (!parsed.ok()) return std::move(parsed).error();
+  if (!parsed.ok()) {
+    if (parsed.error().code() == kArityError) return cmd.WrongArity(), Status();
+    return std::move(parsed).error();
+  }
   return InsertCommon(cmd, parsed->create, !parsed->nocreate, 2 + parsed->first_item, /*multi=*/true, nx);
 }
 
@@ -139,7 +142,10 @@ Status CfReserve(Command& cmd) {
   if (cmd.argc() < 3 || cmd.argc() % 2 == 0) return cmd.WrongArity(), Status();
   const auto args = cmd.args_from(2);
   auto parsed = ParseCfReserve(args, Config());
-  if (!parsed.ok()) return std::move(parsed).error();
+  if (!parsed.ok()) {
+    if (parsed.error().code() == kArityError) return cmd.WrongArity(), Status();
+    return std::move(parsed).error();
+  }
   OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
   const auto found = Find<CfFamily>(key);
   if (found.wrong_type) return ReplyError(reply::kWrongType);

@@ -125,7 +125,8 @@ RedisModuleCommandKeySpec KeySpec(std::uint64_t flags, int position, int lastkey
   return spec;
 }
 
-// Key specs say which keys a command reads and writes, so that ACL selectors
+// Key specs say which keys a command reads and writes (INSERT, UPDATE and DELETE are
+// mutually exclusive: creation is INSERT, every other write UPDATE), so that ACL selectors
 // (%R~pattern / %W~pattern) and cluster clients route and authorize correctly.
 // Without SetCommandInfo (Redis < 7) the (first, last, step) of CreateCommand remains.
 void SetKeySpecs(RedisModuleCtx* ctx, const CommandSpec& spec) {
@@ -134,14 +135,14 @@ void SetKeySpecs(RedisModuleCtx* ctx, const CommandSpec& spec) {
   if (command == nullptr) return;
   RedisModuleCommandKeySpec specs[3]{};
   if (spec.merge) {
-    specs[0] = KeySpec(kKeyRw | kKeyUpdate | kKeyInsert, 1, 0);
+    specs[0] = KeySpec(kKeyRw | kKeyUpdate, 1, 0);
     specs[1] = KeySpec(kKeyRo | kKeyAccess, 2, -1);
   } else if (spec.access == Access::kRead) {
     specs[0] = KeySpec(kKeyRo | kKeyAccess, 1, 0);
   } else if (spec.access == Access::kCreate) {
     specs[0] = KeySpec(kKeyRw | kKeyInsert, 1, 0);
   } else {
-    specs[0] = KeySpec(kKeyRw | kKeyUpdate | kKeyInsert | kKeyAccess, 1, 0);
+    specs[0] = KeySpec(kKeyRw | kKeyAccess | kKeyUpdate, 1, 0);
   }
   RedisModuleCommandInfo info{};
   info.version = &kCommandInfoVersion;

@@ -1,0 +1,302 @@
+"""Test harness for bloomkit.so: real redis-server processes on free loopback ports.
+
+Every server gets its own temporary directory, is started with --loadmodule and is
+always stopped (SHUTDOWN NOSAVE, then SIGKILL) when its `with` block ends, when the
+test process exits, or when a test exceeds its time limit.
+
+Debian 12's redis-py (4.3) speaks RESP2 only, so `Resp` below is a small client of
+our own that speaks RESP2 or RESP3 (HELLO 3) and keeps every reply type distinct:
+RESP3 booleans come back as Python bool, integers as int, maps as dict, nulls as
+None, simple strings as `Simple`, bulk strings as bytes, errors as `ReplyError`
+values (not exceptions, so per-item errors inside arrays can be checked).
+"""
+
+import atexit
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+MODULE = os.environ.get("BLOOMKIT_MODULE", "")
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+REDIS_CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
+
+_live_servers = []
+
+
+def _cleanup():
+    for server in list(_live_servers):
+        server.stop()
+
+
+atexit.register(_cleanup)
+
+
+def free_port():
+    """A port that was free a moment ago on 127.0.0.1 (the kernel picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Simple(bytes):
+    """A RESP simple string (+OK), distinct from a bulk string."""
+
+
+class ReplyError(Exception):
+    """A RESP error reply; returned as a value by Resp, raised by Resp.ok()."""
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+    def __eq__(self, other):
+        return isinstance(other, ReplyError) and other.message == self.message
+
+    def __hash__(self):
+        return hash(self.message)
+
+    def __repr__(self):
+        return "ReplyError(%r)" % self.message
+
+
+class Resp:
+    """A blocking RESP2/RESP3 connection."""
+
+    def __init__(self, port, protocol=2, timeout=20):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.file = self.sock.makefile("rb")
+        self.protocol = protocol
+        if protocol == 3:
+            hello = self.call("HELLO", "3")
+            assert isinstance(hello, dict), hello
+
+    def close(self):
+        try:
+            self.file.close()
+            self.sock.close()
+        except OSError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @staticmethod
+    def encode(args):
+        out = [b"*%d\r\n" % len(args)]
+        for a in args:
+            if isinstance(a, str):
+                a = a.encode()
+            elif isinstance(a, int):
+                a = str(a).encode()
+            elif isinstance(a, float):
+                a = repr(a).encode()
+            out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+        return b"".join(out)
+
+    def send(self, *args):
+        self.sock.sendall(self.encode(args))
+
+    def call(self, *args):
+        self.send(*args)
+        return self.read()
+
+    def pipeline(self, commands):
+        self.sock.sendall(b"".join(self.encode(c) for c in commands))
+        return [self.read() for _ in commands]
+
+    def ok(self, *args):
+        """call() that raises on an error reply."""
+        reply = self.call(*args)
+        if isinstance(reply, ReplyError):
+            raise reply
+        return reply
+
+    def _line(self):
+        line = self.file.readline()
+        if not line.endswith(b"\r\n"):
+            raise ConnectionError("connection closed mid-reply")
+        return line[:-2]
+
+    def read(self):
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind == b"+":
+            return Simple(rest)
+        if kind == b"-":
+            return ReplyError(rest.decode(errors="replace"))
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            if n < 0:
+                return None
+            data = self.file.read(n + 2)
+            return data[:-2]
+        if kind == b"*":
+            n = int(rest)
+            if n < 0:
+                return None
+            return [self.read() for _ in range(n)]
+        if kind == b"%":
+            n = int(rest)
+            out = {}
+            for _ in range(n):
+                k = self.read()
+                out[k] = self.read()
+            return out
+        if kind == b"_":
+            return None
+        if kind == b"#":
+            return rest == b"t"
+        if kind == b",":
+            return float(rest)
+        if kind == b"(":
+            return int(rest)
+        if kind == b"~":
+            return set(self.read() for _ in range(int(rest)))
+        if kind == b"=":
+            data = self.file.read(int(rest) + 2)
+            return data[4:-2]
+        if kind == b">":
+            return [self.read() for _ in range(int(rest))]
+        raise ValueError("unknown RESP type %r" % line)
+
+
+class Server:
+    """One redis-server with bloomkit.so loaded, in its own temporary directory."""
+
+    def __init__(self, module_args=(), extra=(), directory=None, port=None, load_module=True):
+        self.port = port or free_port()
+        self.owns_dir = directory is None
+        self.dir = directory or tempfile.mkdtemp(prefix="bloomkit-redis-")
+        self.module_args = list(module_args)
+        self.extra = list(extra)
+        self.load_module = load_module
+        self.proc = None
+        self.log_path = os.path.join(self.dir, "redis-%d.log" % self.port)
+
+    def command_line(self):
+        cmd = [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
+               "--save", "", "--appendonly", "no", "--logfile", self.log_path,
+               "--enable-debug-command", "yes", "--protected-mode", "no", "--daemonize", "no"]
+        if self.load_module:
+            cmd += ["--loadmodule", MODULE] + [str(a) for a in self.module_args]
+        return cmd + [str(a) for a in self.extra]
+
+    def start(self, timeout=10, expect_failure=False):
+        self.proc = subprocess.Popen(self.command_line(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _live_servers.append(self)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                if expect_failure:
+                    return False
+                raise RuntimeError("redis-server exited with %s:\n%s" % (self.proc.returncode, self.log()))
+            try:
+                with Resp(self.port, timeout=2) as c:
+                    reply = c.call("PING")
+                    if reply == b"PONG":
+                        if expect_failure:
+                            raise AssertionError("redis-server started although the load should fail")
+                        return True
+            except (ConnectionError, OSError):
+                pass
+            time.sleep(0.05)
+        raise TimeoutError("redis-server on port %d did not start:\n%s" % (self.port, self.log()))
+
+    def log(self):
+        try:
+            with open(self.log_path, errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def client(self, protocol=2):
+        return Resp(self.port, protocol=protocol)
+
+    def redis_py(self, **kwargs):
+        import redis  # Debian python3-redis
+        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=20, **kwargs)
+
+    def stop(self, save=False):
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                with Resp(self.port, timeout=5) as c:
+                    c.send("SHUTDOWN", "SAVE" if save else "NOSAVE")
+                    try:
+                        c.read()
+                    except (ConnectionError, OSError):
+                        pass
+            except (ConnectionError, OSError):
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self in _live_servers:
+            _live_servers.remove(self)
+        self.proc = None
+
+    def restart(self, timeout=20):
+        self.stop(save=False)
+        self.start(timeout=timeout)
+
+    def cleanup(self):
+        self.stop()
+        if self.owns_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.cleanup()
+
+
+def time_limit(seconds):
+    """Decorator: fail (and kill the servers, via atexit) a test that runs too long."""
+
+    def wrap(fn):
+        def run(*args, **kwargs):
+            def expired(signum, frame):
+                raise TimeoutError("%s exceeded %d s" % (fn.__name__, seconds))
+
+            old = signal.signal(signal.SIGALRM, expired)
+            signal.alarm(seconds)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                signal.alarm(0)
+                signal.signal(signal.SIGALRM, old)
+
+        run.__name__ = fn.__name__
+        run.__doc__ = fn.__doc__
+        return run
+
+    return wrap
+
+
+def main():
+    if not MODULE or not os.path.exists(MODULE):
+        print("BLOOMKIT_MODULE must name the built bloomkit.so, got %r" % MODULE, file=sys.stderr)
+        sys.exit(2)
+    try:
+        unittest.main(verbosity=2)
+    finally:
+        _cleanup()
