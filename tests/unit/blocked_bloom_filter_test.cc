@@ -1,0 +1,479 @@
+// bloomkit/blocked_bloom_filter.h: the cache-blocked filter, its AVX2 and portable
+// kernels (src/core/internal/blocked_kernels.h), and its pinned bit pattern.
+#include "bloomkit/blocked_bloom_filter.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bloomkit/bloom_filter.h"
+#include "bloomkit/sizing.h"
+#include "contract/test_support.h"
+#include "internal/blocked_kernels.h"
+
+namespace bloomkit {
+namespace {
+
+using bloomkit_test::Key;
+using bloomkit_test::KeySet;
+namespace kernels = bloomkit::internal;
+
+BlockedBloomFilter MakeFilter(const BloomOptions& options) {
+  auto f = BlockedBloomFilter::Create(options);
+  if (!f.ok()) throw std::runtime_error("Create failed: " + f.error().message());
+  return std::move(f).value();
+}
+
+// Lane enables, 64-byte aligned as the AVX2 kernels load them.
+struct alignas(64) Enable {
+  std::uint64_t words[16];
+  explicit Enable(std::uint32_t k) { kernels::MakeLaneEnable(k, words); }
+};
+
+struct alignas(64) Block {
+  std::uint64_t lanes[8] = {};
+  friend bool operator==(const Block& a, const Block& b) { return std::equal(a.lanes, a.lanes + 8, b.lanes); }
+};
+
+// The lane masks of blocked_bloom_filter.h, written out from its documentation:
+// lane j gets bit (lo32(h2) * salt[j]) >> 26 when j < k, and bit
+// (hi32(h2) * salt[8 + j]) >> 26 when 8 + j < k.
+std::array<std::uint64_t, 8> ReferenceMasks(std::uint64_t h2, std::uint32_t k) {
+  static constexpr std::uint32_t kSalts[16] = {
+      0x204ade81U, 0xf1c1a909U, 0xdea0be2bU, 0x8f4d5fcbU, 0xeeade89bU, 0x302614e7U, 0xb43e9343U, 0x9cf78759U,
+      0xbb3edc4fU, 0xa9090bcbU, 0x1716d087U, 0x4039db2bU, 0x88143f9dU, 0xaafc76cdU, 0xfbfc8ba3U, 0x4e2a2da9U,
+  };
+  const auto lo = static_cast<std::uint32_t>(h2);
+  const auto hi = static_cast<std::uint32_t>(h2 >> 32);
+  std::array<std::uint64_t, 8> masks{};
+  for (std::uint32_t j = 0; j < 8; ++j) {
+    if (j < k) masks[j] |= std::uint64_t{1} << ((lo * kSalts[j]) >> 26);
+    if (8 + j < k) masks[j] |= std::uint64_t{1} << ((hi * kSalts[8 + j]) >> 26);
+  }
+  return masks;
+}
+
+// ---------------------------------------------------------------------- kernels
+
+TEST(BlockedKernelsTest, SaltsAreTheFrozenOnes) {
+  const auto ref = ReferenceMasks(0x0123456789abcdefULL, 16);
+  Enable enable(16);
+  std::uint64_t mask[8];
+  kernels::BlockMaskPortable(0x0123456789abcdefULL, enable.words, mask);
+  EXPECT_TRUE(std::equal(ref.begin(), ref.end(), mask));
+  for (const std::uint32_t salt : kernels::kBlockSalts) EXPECT_EQ(salt & 1U, 1U) << "salts must be odd";
+}
+
+TEST(BlockedKernelsTest, LaneEnablesCoverTheFirstKProbes) {
+  for (std::uint32_t k = 0; k <= 16; ++k) {
+    Enable enable(k);
+    for (std::uint32_t i = 0; i < 16; ++i) EXPECT_EQ(enable.words[i], i < k ? ~std::uint64_t{0} : 0U) << k << "/" << i;
+  }
+}
+
+TEST(BlockedKernelsTest, PortableMasksFollowTheDocumentedPattern) {
+  std::mt19937_64 rng(2024);
+  for (std::uint32_t k = 1; k <= 16; ++k) {
+    Enable enable(k);
+    for (int trial = 0; trial < 2000; ++trial) {
+      const std::uint64_t h2 = rng();
+      std::uint64_t mask[8];
+      kernels::BlockMaskPortable(h2, enable.words, mask);
+      const auto ref = ReferenceMasks(h2, k);
+      ASSERT_TRUE(std::equal(ref.begin(), ref.end(), mask)) << "k=" << k << " h2=" << h2;
+      // Lane j carries one bit per probe assigned to it (two probes may coincide).
+      for (std::uint32_t j = 0; j < 8; ++j) {
+        const std::uint32_t probes = (j < k ? 1U : 0U) + (8 + j < k ? 1U : 0U);
+        const auto bits = static_cast<std::uint32_t>(std::popcount(mask[j]));
+        ASSERT_LE(bits, probes);
+        ASSERT_GE(bits, probes == 0 ? 0U : 1U);
+      }
+    }
+  }
+}
+
+// The AVX2 and portable kernels agree bit for bit: masks, Contains and Insert (its
+// result and the block it leaves) for every k in 1..16, on random h2 and blocks of
+// every density from empty to nearly full.
+TEST(BlockedKernelsTest, Avx2AndPortableAgree) {
+  if (!kernels::CpuHasAvx2()) GTEST_SKIP() << "this CPU has no AVX2";
+  std::mt19937_64 rng(77);
+  for (std::uint32_t k = 1; k <= 16; ++k) {
+    Enable enable(k);
+    for (int trial = 0; trial < 3000; ++trial) {
+      const std::uint64_t h2 = rng();
+      std::uint64_t portable_mask[8];
+      std::uint64_t avx2_mask[8];
+      kernels::BlockMaskPortable(h2, enable.words, portable_mask);
+      kernels::BlockMaskAvx2(h2, enable.words, avx2_mask);
+      ASSERT_TRUE(std::equal(portable_mask, portable_mask + 8, avx2_mask)) << "k=" << k << " h2=" << h2;
+
+      // A block with a density of 0..~100% set bits (AND/OR of random words).
+      Block block;
+      const int density = trial % 6;
+      for (auto& lane : block.lanes) {
+        std::uint64_t w = density == 0 ? 0 : rng();
+        for (int d = 1; d < density; ++d) w |= rng();
+        lane = w;
+      }
+      if (trial % 7 == 0) {  // sometimes a block that holds this very key
+        for (int j = 0; j < 8; ++j) block.lanes[j] |= portable_mask[j];
+      }
+      ASSERT_EQ(kernels::BlockContainsPortable(block.lanes, h2, enable.words),
+                kernels::BlockContainsAvx2(block.lanes, h2, enable.words))
+          << "k=" << k << " h2=" << h2;
+      Block a = block;
+      Block b = block;
+      const bool fresh_portable = kernels::BlockInsertPortable(a.lanes, h2, enable.words);
+      const bool fresh_avx2 = kernels::BlockInsertAvx2(b.lanes, h2, enable.words);
+      ASSERT_EQ(fresh_portable, fresh_avx2) << "k=" << k << " h2=" << h2;
+      ASSERT_TRUE(a == b) << "k=" << k << " h2=" << h2 << ": the kernels left different blocks";
+      ASSERT_EQ(fresh_portable, !kernels::BlockContainsPortable(block.lanes, h2, enable.words));
+      ASSERT_TRUE(kernels::BlockContainsPortable(a.lanes, h2, enable.words));
+    }
+  }
+}
+
+// Whole-filter differential: a filter built the normal way (AVX2 where available)
+// holds exactly the words that the portable kernel produces for the same keys, and
+// every query of the filter equals the portable kernel run on the filter's words.
+TEST(BlockedKernelsTest, FilterMatchesThePortableKernel) {
+  for (const std::uint32_t k : {1U, 5U, 8U, 9U, 16U}) {
+    SCOPED_TRACE(testing::Message() << "k=" << k << (BlockedBloomFilter::UsesAvx2() ? " (avx2)" : " (portable)"));
+    auto f = MakeFilter({.num_bits = 20'000 * 12, .num_hashes = k});
+    const std::uint64_t blocks = f.num_blocks();
+    Enable enable(k);
+    std::vector<Block> portable(blocks);
+    for (std::uint64_t i = 0; i < 20'000; ++i) {
+      const Key key('p', i);
+      f.Add(key);
+      const HashPair h = HashKey(key);
+      kernels::BlockInsertPortable(portable[FastRange64(h.h1, blocks)].lanes, h.h2, enable.words);
+    }
+    ASSERT_EQ(f.words().size(), blocks * 8);
+    ASSERT_EQ(std::memcmp(f.words().data(), portable.data(), f.memory_bytes()), 0)
+        << "the filter's bits differ from the portable kernel's";
+    for (const char tag : {'p', 'a'}) {
+      for (std::uint64_t i = 0; i < 20'000; ++i) {
+        const Key key(tag, i);
+        const HashPair h = HashKey(key);
+        const std::uint64_t* block = f.words().data() + FastRange64(h.h1, blocks) * 8;
+        ASSERT_EQ(f.MayContain(key), kernels::BlockContainsPortable(block, h.h2, enable.words)) << tag << " key " << i;
+      }
+    }
+  }
+}
+
+// Known answers: block index (of 1000) and the eight lane words after adding one key,
+// computed once when the format was frozen. They pin HashKey, the block choice
+// FastRange64(h1, num_blocks), the salts and the lane layout: a change fails here.
+TEST(BlockedBloomFilterHashingTest, KnownBlocksAndLanes) {
+  struct Case {
+    std::string_view key;
+    std::uint32_t k;
+    std::uint64_t block;
+    std::array<std::uint64_t, 8> lanes;
+  };
+  const Case cases[] = {
+      {"",
+       8,
+       976,
+       {0x0000080000000000ULL, 0x0000000000000002ULL, 0x0000000400000000ULL, 0x0000000080000000ULL,
+        0x0010000000000000ULL, 0x0000000000000800ULL, 0x0000000000400000ULL, 0x0000004000000000ULL}},
+      {"bloomkit",
+       8,
+       387,
+       {0x0000000000000002ULL, 0x0000000010000000ULL, 0x0000000000400000ULL, 0x4000000000000000ULL,
+        0x0000100000000000ULL, 0x0000002000000000ULL, 0x0000000000000002ULL, 0x0000000000000200ULL}},
+      {"user:42",
+       8,
+       970,
+       {0x0000000010000000ULL, 0x0000000000000004ULL, 0x0000040000000000ULL, 0x0000000000001000ULL,
+        0x0000000000000010ULL, 0x0200000000000000ULL, 0x0000000000000200ULL, 0x0000010000000000ULL}},
+      {"",
+       16,
+       976,
+       {0x0000080000000040ULL, 0x0000002000000002ULL, 0x0000001400000000ULL, 0x0000100080000000ULL,
+        0x0010000000000002ULL, 0x0000000000008800ULL, 0x0000000000400001ULL, 0x0010004000000000ULL}},
+      {"bloomkit",
+       16,
+       387,
+       {0x8000000000000002ULL, 0x0000000010100000ULL, 0x0000000100400000ULL, 0x4000000000000000ULL,
+        0x0000100000800000ULL, 0x0000002000000400ULL, 0x0000000000800002ULL, 0x0000080000000200ULL}},
+      {"user:42", 3, 970, {0x0000000010000000ULL, 0x0000000000000004ULL, 0x0000040000000000ULL, 0, 0, 0, 0, 0}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << "key \"" << c.key << "\" k=" << c.k);
+    auto f = MakeFilter({.num_bits = 1000 * 512, .num_hashes = c.k});
+    ASSERT_EQ(f.num_blocks(), 1000U);
+    EXPECT_EQ(FastRange64(HashKey(c.key).h1, 1000), c.block);
+    EXPECT_EQ(ReferenceMasks(HashKey(c.key).h2, c.k), c.lanes);
+    f.Add(c.key);
+    const auto words = f.words();
+    for (std::uint64_t b = 0; b < 1000; ++b) {
+      for (std::uint64_t j = 0; j < 8; ++j) {
+        const std::uint64_t want = b == c.block ? c.lanes[j] : 0;
+        ASSERT_EQ(words[b * 8 + j], want) << "block " << b << " lane " << j;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------- creation
+
+TEST(BlockedBloomFilterCreateTest, SizesWithTheBlockedFormula) {
+  auto f = MakeFilter({.capacity = 1'000'000, .fp_rate = 0.01});
+  auto params = CalculateParameters(1'000'000, 0.01, FilterKind::kBlocked);
+  ASSERT_TRUE(params.ok());
+  EXPECT_EQ(f.num_bits(), params->num_bits);
+  EXPECT_EQ(f.num_hashes(), params->num_hashes);
+  EXPECT_EQ(f.num_blocks() * 512, f.num_bits());
+  EXPECT_EQ(f.memory_bytes(), f.num_bits() / 8);
+  EXPECT_LE(f.ExpectedFpRate(), 0.01);
+  EXPECT_DOUBLE_EQ(f.ExpectedFpRate(), BlockedFpRate(f.num_blocks(), 1e6, f.num_hashes()));
+  EXPECT_GT(f.num_bits(), 9'585'059U) << "a blocked filter needs more bits than a classic one";
+  EXPECT_EQ(BlockedBloomFilter::UsesAvx2(), kernels::CpuHasAvx2());
+  // The AVX2 kernels use aligned loads: blocks must sit on 64-byte boundaries.
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(f.words().data()) % 64, 0U);
+  const BlockedBloomFilter copy = f;
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(copy.words().data()) % 64, 0U);
+}
+
+TEST(BlockedBloomFilterCreateTest, ExplicitBitsRoundUpToBlocks) {
+  auto f = MakeFilter({.num_bits = 1000, .num_hashes = 6});
+  EXPECT_EQ(f.num_blocks(), 2U);
+  EXPECT_EQ(f.num_bits(), 1024U);
+  EXPECT_EQ(f.num_hashes(), 6U);
+  EXPECT_EQ(f.capacity(), static_cast<std::uint64_t>(std::round(1024 * std::log(2.0) / 6)));
+  EXPECT_DOUBLE_EQ(f.fp_rate(), BlockedFpRate(2, static_cast<double>(f.capacity()), 6));
+  EXPECT_TRUE(BlockedBloomFilter::Create({.num_bits = 1, .num_hashes = 16}).ok());
+}
+
+void ExpectCreateError(const BloomOptions& options, ErrorCode code, const std::string& fragment) {
+  auto f = BlockedBloomFilter::Create(options);
+  ASSERT_FALSE(f.ok()) << "expected an error mentioning " << fragment;
+  EXPECT_EQ(f.error().code(), code) << f.error().message();
+  EXPECT_NE(f.error().message().find(fragment), std::string::npos)
+      << "message \"" << f.error().message() << "\" should contain \"" << fragment << "\"";
+}
+
+TEST(BlockedBloomFilterCreateTest, BadOptionsAreErrorsNamingTheValue) {
+  ExpectCreateError({.capacity = 0, .fp_rate = 0.01}, ErrorCode::kInvalidArgument,
+                    "capacity must be at least 1, got 0");
+  for (const double p : {0.0, 1.0, 1.5, -0.1}) {
+    std::ostringstream want;
+    want << "(0, 1), got " << p;
+    ExpectCreateError({.capacity = 100, .fp_rate = p}, ErrorCode::kInvalidArgument, want.str());
+  }
+  ExpectCreateError({.capacity = 100, .fp_rate = std::nan("")}, ErrorCode::kInvalidArgument, "got nan");
+  ExpectCreateError({.num_bits = 1000, .num_hashes = 0}, ErrorCode::kInvalidArgument,
+                    "num_hashes must be in [1, 16], got 0");
+  ExpectCreateError({.num_bits = 1000, .num_hashes = 17}, ErrorCode::kInvalidArgument,
+                    "num_hashes must be in [1, 16], got 17");
+  ExpectCreateError({.num_bits = 0, .num_hashes = 8}, ErrorCode::kInvalidArgument, "num_bits must be at least 1");
+}
+
+TEST(BlockedBloomFilterCreateTest, OverTheMemoryLimitIsTooLargeWithoutAllocating) {
+  bloomkit_test::ScopedCountingAllocator counting;
+  const auto start = std::chrono::steady_clock::now();
+  ExpectCreateError({.capacity = 10'000'000'000'000ULL, .fp_rate = 0.01}, ErrorCode::kTooLarge,
+                    "capacity 10000000000000");
+  ExpectCreateError({.capacity = 1'000'000, .fp_rate = 0.01, .max_memory_bytes = 1'000'000}, ErrorCode::kTooLarge,
+                    "1000000");
+  ExpectCreateError({.num_bits = std::uint64_t{1} << 40, .num_hashes = 8}, ErrorCode::kTooLarge, "137438953472");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(counting.allocations(), 0U) << "an oversized Create allocated memory";
+  EXPECT_LT(seconds, 1.0) << "an oversized Create must fail fast";
+}
+
+TEST(BlockedBloomFilterCreateTest, AllocatorWithoutMemoryIsAnError) {
+  bloomkit_test::ScopedFailingAllocator failing;
+  auto f = BlockedBloomFilter::Create({.capacity = 1000, .fp_rate = 0.01});
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.error().code(), ErrorCode::kTooLarge);
+  EXPECT_NE(f.error().message().find("out of memory"), std::string::npos) << f.error().message();
+}
+
+// ---------------------------------------------------------------------- queries
+
+TEST(BlockedBloomFilterTest, EstimatesFollowTheFill) {
+  constexpr std::uint64_t kKeys = 100'000;
+  auto f = MakeFilter({.capacity = kKeys, .fp_rate = 0.01});
+  EXPECT_EQ(f.EstimatedCount(), 0U);
+  EXPECT_EQ(f.EstimatedFpRate(), 0.0);
+  for (std::uint64_t i = 0; i < kKeys; ++i) f.Add(Key('p', i));
+  EXPECT_LE(f.count(), kKeys);
+  EXPECT_GE(f.count(), kKeys * 97 / 100);
+  EXPECT_NEAR(static_cast<double>(f.EstimatedCount()), kKeys, kKeys * 0.03);
+  EXPECT_NEAR(f.EstimatedFpRate(), f.ExpectedFpRate(), f.ExpectedFpRate() * 0.2);
+  for (std::uint64_t i = kKeys; i < 3 * kKeys; ++i) f.Add(Key('p', i));
+  EXPECT_GT(f.EstimatedFpRate(), 10 * f.fp_rate()) << "an overfull filter must show it";
+}
+
+TEST(BlockedBloomFilterTest, ClearAndAddIfAbsent) {
+  auto f = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  EXPECT_TRUE(f.AddIfAbsent("x"));
+  EXPECT_FALSE(f.AddIfAbsent("x"));
+  EXPECT_EQ(f.count(), 1U);
+  for (std::uint64_t i = 0; i < 1000; ++i) f.Add(Key('p', i));
+  f.Clear();
+  EXPECT_EQ(f.CountSetBits(), 0U);
+  EXPECT_EQ(f.count(), 0U);
+  EXPECT_TRUE(f == MakeFilter({.capacity = 1000, .fp_rate = 0.01}));
+}
+
+TEST(BlockedBloomFilterTest, AddHashUsesTheExpandedHash) {
+  auto a = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  auto b = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  a.AddHash(42);
+  b.AddHashPair(ExpandHash(42));
+  EXPECT_TRUE(a == b);
+  EXPECT_TRUE(a.MayContainHash(42));
+  EXPECT_FALSE(a.AddHashIfAbsent(42));
+  EXPECT_TRUE(a.AddHashIfAbsent(43));
+}
+
+const std::uint64_t kBatchSizes[] = {0, 1, 3, 15, 16, 17, 31, 33, 1000, 4099};
+
+TEST(BlockedBloomFilterBatchTest, BatchesEqualSingleKeyCalls) {
+  auto f = MakeFilter({.capacity = 3000, .fp_rate = 0.05});
+  for (std::uint64_t i = 0; i < 3000; ++i) f.Add(Key('p', i));
+  for (const std::uint64_t n : kBatchSizes) {
+    KeySet present('p', 0, n);
+    KeySet absent('a', 0, n);
+    std::vector<std::string_view> keys;
+    for (std::uint64_t i = 0; i < n; ++i) keys.push_back(i % 2 == 0 ? present.views[i] : absent.views[i]);
+    std::unique_ptr<bool[]> out(new bool[n + 1]);
+    out[n] = true;
+    const std::size_t hits = f.MayContainBatch(keys, std::span<bool>(out.get(), n + 1));
+    std::size_t want = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(out[i], f.MayContain(keys[i])) << "batch of " << n << ", key " << i;
+      want += out[i] ? 1U : 0U;
+    }
+    EXPECT_EQ(hits, want);
+    EXPECT_TRUE(out[n]) << "wrote past the keys";
+
+    auto batched = MakeFilter({.capacity = 2000, .fp_rate = 0.01});
+    auto single = MakeFilter({.capacity = 2000, .fp_rate = 0.01});
+    batched.AddBatch(present.views);
+    for (const auto key : present.views) single.Add(key);
+    EXPECT_TRUE(batched == single) << "batch of " << n;
+    EXPECT_EQ(batched.Serialize(), single.Serialize()) << "batch of " << n;
+  }
+}
+
+TEST(BlockedBloomFilterBatchTest, HashBatchesEqualSingleHashCalls) {
+  std::vector<std::uint64_t> hashes;
+  for (std::uint64_t i = 0; i < 1000; ++i) hashes.push_back(bloomkit_test::SplitMix64(i * 17 + 3));
+  auto batched = MakeFilter({.capacity = 2000, .fp_rate = 0.01});
+  auto single = MakeFilter({.capacity = 2000, .fp_rate = 0.01});
+  batched.AddHashBatch(std::span<const std::uint64_t>(hashes).first(500));
+  for (std::size_t i = 0; i < 500; ++i) single.AddHash(hashes[i]);
+  EXPECT_TRUE(batched == single);
+  std::unique_ptr<bool[]> out(new bool[hashes.size()]);
+  const std::size_t hits = batched.MayContainHashBatch(hashes, std::span<bool>(out.get(), hashes.size()));
+  std::size_t want = 0;
+  for (std::size_t i = 0; i < hashes.size(); ++i) {
+    ASSERT_EQ(out[i], batched.MayContainHash(hashes[i])) << "hash " << i;
+    if (i < 500) {
+      ASSERT_TRUE(out[i]) << "added hash " << i << " not found";
+    }
+    want += out[i] ? 1U : 0U;
+  }
+  EXPECT_EQ(hits, want);
+}
+
+// ---------------------------------------------------------------------- merge
+
+TEST(BlockedBloomFilterMergeTest, UnionAndIntersectionOfBits) {
+  auto a = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  auto b = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  for (std::uint64_t i = 0; i < 300; ++i) a.Add(Key('A', i));
+  for (std::uint64_t i = 0; i < 300; ++i) b.Add(Key('B', i));
+  auto merged = a;
+  ASSERT_TRUE(merged.Merge(b).ok());
+  auto intersected = a;
+  ASSERT_TRUE(intersected.Intersect(b).ok());
+  for (std::size_t w = 0; w < a.words().size(); ++w) {
+    EXPECT_EQ(merged.words()[w], a.words()[w] | b.words()[w]) << "word " << w;
+    EXPECT_EQ(intersected.words()[w], a.words()[w] & b.words()[w]) << "word " << w;
+  }
+  EXPECT_EQ(merged.count(), merged.EstimatedCount());
+  EXPECT_NEAR(static_cast<double>(merged.count()), 600, 30);
+}
+
+TEST(BlockedBloomFilterMergeTest, DifferentBlocksOrHashesAreIncompatible) {
+  auto a = MakeFilter({.num_bits = 5120, .num_hashes = 8});
+  auto more_blocks = MakeFilter({.num_bits = 5632, .num_hashes = 8});
+  auto more_hashes = MakeFilter({.num_bits = 5120, .num_hashes = 9});
+  for (const BlockedBloomFilter* other : {&more_blocks, &more_hashes}) {
+    const Status merge = a.Merge(*other);
+    ASSERT_FALSE(merge.ok());
+    EXPECT_EQ(merge.error().code(), ErrorCode::kIncompatible);
+    EXPECT_NE(merge.error().message().find("5120 bits/8 hashes"), std::string::npos) << merge.error().message();
+    const Status intersect = a.Intersect(*other);
+    ASSERT_FALSE(intersect.ok());
+    EXPECT_EQ(intersect.error().code(), ErrorCode::kIncompatible);
+  }
+}
+
+// ---------------------------------------------------------------------- value type, loading
+
+TEST(BlockedBloomFilterValueTest, CopiesAreDeepAndMovesSteal) {
+  auto a = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  a.Add("one");
+  BlockedBloomFilter copy = a;
+  copy.Add("two");
+  EXPECT_FALSE(a.MayContain("two"));
+  EXPECT_TRUE(copy.MayContain("one"));
+  const std::uint64_t* data = copy.words().data();
+  BlockedBloomFilter moved = std::move(copy);
+  EXPECT_EQ(moved.words().data(), data);
+  EXPECT_TRUE(moved.MayContain("two"));
+  a = moved;
+  EXPECT_TRUE(a == moved);
+}
+
+TEST(BlockedBloomFilterLoadTest, AClassicFileIsTheWrongKind) {
+  auto classic = BloomFilter::Create({.capacity = 100, .fp_rate = 0.01});
+  ASSERT_TRUE(classic.ok());
+  auto loaded = BlockedBloomFilter::Deserialize(classic->Serialize());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.error().code(), ErrorCode::kWrongKind);
+  EXPECT_NE(loaded.error().message().find("classic"), std::string::npos) << loaded.error().message();
+}
+
+TEST(BlockedBloomFilterLoadTest, HashCountOutOfRangeIsRejected) {
+  auto f = MakeFilter({.num_bits = 5120, .num_hashes = 8});
+  for (const std::uint64_t k : {0ULL, 17ULL, 64ULL}) {
+    auto bytes = f.Serialize();
+    bloomkit_test::StoreLE(bytes, bloomkit_test::layout::kParams + 8, k);
+    bloomkit_test::FixChecksum(bytes);
+    auto loaded = BlockedBloomFilter::Deserialize(bytes);
+    ASSERT_FALSE(loaded.ok()) << "k=" << k;
+    EXPECT_EQ(loaded.error().code(), ErrorCode::kParameterMismatch) << loaded.error().message();
+  }
+  // A block count whose byte size overflows 64 bits is a mismatch, not a wraparound.
+  auto bytes = f.Serialize();
+  bloomkit_test::StoreLE(bytes, bloomkit_test::layout::kParams, (std::uint64_t{1} << 58) + 10);
+  bloomkit_test::FixChecksum(bytes);
+  auto loaded = BlockedBloomFilter::Deserialize(bytes);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.error().code(), ErrorCode::kParameterMismatch) << loaded.error().message();
+}
+
+}  // namespace
+}  // namespace bloomkit
