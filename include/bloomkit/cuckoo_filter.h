@@ -122,6 +122,12 @@ class CuckooFilter {
 
   void Clear() noexcept;
 
+  // Restarts the sequence that picks which resident a kick evicts. Two filters with
+  // equal contents and equal seeds evolve identically under the same inserts; the Redis
+  // module reseeds before every write so that a replica (which loaded the filter from
+  // RDB, where the sequence is not saved) stays byte-identical to its primary.
+  void SeedKicks(std::uint64_t seed) noexcept { kick_state_ = seed | 1U; }
+
   [[nodiscard]] std::uint64_t capacity() const noexcept;                 // slots of all sub-filters
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }  // fingerprints stored
   [[nodiscard]] std::uint64_t num_deletes() const noexcept { return num_deletes_; }

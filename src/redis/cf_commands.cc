@@ -43,7 +43,14 @@ struct AddOutcome {
   std::string error;
 };
 
+// The eviction sequence restarts at this seed before every insert, so that an insert's
+// effect depends only on the filter's contents and the item. A replica (which got the
+// filter through RDB, where the sequence is not saved) and an AOF replay then produce
+// the same bytes as the primary.
+constexpr std::uint64_t kKickSeed = 0x626c6f6f6d6b6974ULL;
+
 AddOutcome AddOne(CuckooFilter& filter, std::string_view item, bool nx, bool* modified) {
+  filter.SeedKicks(kKickSeed);
   if (nx) {
     auto added = filter.AddIfAbsent(item);
     if (added.ok()) {
