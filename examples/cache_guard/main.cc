@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   app.add_option("--missing-ratio", config.missing_ratio, "fraction of requests for ids that do not exist")
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--missing-keyspace", missing_keyspace,
-                 "how many distinct missing ids requests draw from (default: as many as users)")
+                 "how many distinct missing ids requests draw from (default: users / 10, at least 1000)")
       ->check(CLI::Range(std::uint64_t{1}, cache_guard::kMissingIdBase));
   app.add_option("--seconds", config.seconds, "seconds of load per mode")->check(CLI::Range(0.1, 3600.0));
   app.add_option("--clients", config.clients, "concurrent clients (threads)")->check(CLI::Range(1u, 256u));
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   config.redis = endpoint.value();
-  config.missing_keyspace = missing_keyspace != 0 ? missing_keyspace : config.users;
+  config.missing_keyspace = missing_keyspace != 0 ? missing_keyspace : std::max<std::uint64_t>(1000, config.users / 10);
 
   if (postgres_url.empty()) EnsureParent(sqlite_path);
   auto database = postgres_url.empty() ? cache_guard::OpenSqliteDatabase(sqlite_path)
@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
     config.mode = mode.value();
-    std::fprintf(stderr, "cache_guard: mode %-11s %.0f s of load from %u clients...\n", name.c_str(), config.seconds,
+    std::fprintf(stderr, "cache_guard: mode %-11s %g s of load from %u clients...\n", name.c_str(), config.seconds,
                  config.clients);
     auto report = cache_guard::RunMode(db, config, next_insert_id);
     if (!report.ok()) {

@@ -153,11 +153,11 @@ Status WriteChart(const std::string& png_path, const RunSummary& summary, std::s
                              "% of requests for missing ids, ", summary.clients, " clients"))
            << "\n"
            << "set style fill solid 0.85 border -1\nset grid ytics\nset key top left\nset yrange [0:*]\n"
-           << "set offsets 0, 0, graph 0.1, 0\n"
+           << "set offsets 0, 0, graph 0.1, 0\nset bmargin 4\n"
            << "set xrange [-0.6:" << static_cast<double>(reports.size()) - 0.4 << "]\n"
            << "set title 'database queries'\nset ylabel 'per 1000 requests for missing ids'\n"
            << "plot " << Quoted(data_path)
-           << " using 0:2:(0.6):xtic(sprintf('%s\\n%.0f DB queries/s', strcol(1), $3)) with boxes notitle lc rgb "
+           << " using 0:2:(0.6):xtic(sprintf(\"%s\\n%.0f DB queries/s\", strcol(1), $3)) with boxes notitle lc rgb "
               "'#c0392b', '' using 0:2:(sprintf('%.1f', $2)) "
               "with labels offset 0,0.8 notitle\n"
            << "set style data histograms\nset style histogram clustered gap 1\nset boxwidth 0.9\n"
