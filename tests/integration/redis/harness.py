@@ -44,6 +44,26 @@ def free_port():
         return s.getsockname()[1]
 
 
+def _port_free(port):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def free_cluster_port():
+    """A free port p whose cluster bus port p + 10000 is free too."""
+    import random
+    rng = random.Random(os.getpid() ^ int(time.time() * 1000))
+    for _ in range(1000):
+        port = rng.randrange(20000, 30000)
+        if _port_free(port) and _port_free(port + 10000):
+            return port
+    raise RuntimeError("no free port pair for a cluster node")
+
+
 class Simple(bytes):
     """A RESP simple string (+OK), distinct from a bulk string."""
 
