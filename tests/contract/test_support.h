@@ -142,6 +142,7 @@ class ScopedCountingAllocator {
  public:
   ScopedCountingAllocator() noexcept : previous_(bloomkit::GetAllocator()) {
     Allocations().store(0);
+    Deallocations().store(0);
     BytesRequested().store(0);
     bloomkit::SetAllocator(bloomkit::Allocator{&Allocate, &Deallocate});
   }
@@ -150,10 +151,15 @@ class ScopedCountingAllocator {
   ScopedCountingAllocator& operator=(const ScopedCountingAllocator&) = delete;
 
   [[nodiscard]] std::uint64_t allocations() const noexcept { return Allocations().load(); }
+  [[nodiscard]] std::uint64_t deallocations() const noexcept { return Deallocations().load(); }
   [[nodiscard]] std::uint64_t bytes_requested() const noexcept { return BytesRequested().load(); }
 
  private:
   static std::atomic<std::uint64_t>& Allocations() noexcept {
+    static std::atomic<std::uint64_t> n{0};
+    return n;
+  }
+  static std::atomic<std::uint64_t>& Deallocations() noexcept {
     static std::atomic<std::uint64_t> n{0};
     return n;
   }
@@ -167,6 +173,7 @@ class ScopedCountingAllocator {
     return bloomkit::DefaultAllocator().allocate(bytes, alignment);
   }
   static void Deallocate(void* p, std::size_t bytes, std::size_t alignment) noexcept {
+    Deallocations().fetch_add(1);
     bloomkit::DefaultAllocator().deallocate(p, bytes, alignment);
   }
 

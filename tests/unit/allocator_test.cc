@@ -1,0 +1,65 @@
+// bloomkit/allocator.h: the seam through which all filter memory goes.
+#include "bloomkit/allocator.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "bloomkit/blocked_bloom_filter.h"
+#include "bloomkit/bloom_filter.h"
+#include "bloomkit/word_array.h"
+#include "contract/test_support.h"
+
+namespace bloomkit {
+namespace {
+
+TEST(AllocatorTest, DefaultIsInstalledAtStart) {
+  EXPECT_EQ(GetAllocator().allocate, DefaultAllocator().allocate);
+  EXPECT_EQ(GetAllocator().deallocate, DefaultAllocator().deallocate);
+}
+
+TEST(AllocatorTest, DefaultAllocatorZeroesAndAligns) {
+  const Allocator& a = DefaultAllocator();
+  // Small, and large enough to take the huge-page path (>= 8 MiB).
+  for (const std::size_t bytes : {std::size_t{64}, std::size_t{4096} + 64, std::size_t{9} << 20}) {
+    for (const std::size_t alignment : {std::size_t{8}, std::size_t{64}, std::size_t{4096}}) {
+      void* p = a.allocate(bytes, alignment);
+      ASSERT_NE(p, nullptr);
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % alignment, 0U) << bytes << " bytes at " << alignment;
+      const auto* c = static_cast<const unsigned char*>(p);
+      bool zero = true;
+      for (std::size_t i = 0; i < bytes; i += 61) zero = zero && c[i] == 0;
+      EXPECT_TRUE(zero && c[bytes - 1] == 0) << bytes << " bytes not zero-filled";
+      std::memset(p, 0xab, bytes);  // the memory is really usable
+      a.deallocate(p, bytes, alignment);
+    }
+  }
+}
+
+// Filters allocate through the installed allocator, once per array, and free through
+// the allocator that allocated, even after another one has been installed.
+TEST(AllocatorTest, FiltersUseTheInstalledAllocator) {
+  bloomkit_test::ScopedCountingAllocator counting;
+  EXPECT_NE(GetAllocator().allocate, DefaultAllocator().allocate);
+  {
+    auto classic = BloomFilter::Create({.capacity = 10'000, .fp_rate = 0.01});
+    ASSERT_TRUE(classic.ok());
+    EXPECT_EQ(counting.allocations(), 1U);
+    EXPECT_EQ(counting.bytes_requested(), classic->memory_bytes());
+    auto blocked = BlockedBloomFilter::Create({.capacity = 10'000, .fp_rate = 0.01});
+    ASSERT_TRUE(blocked.ok());
+    EXPECT_EQ(counting.allocations(), 2U);
+    const BloomFilter copy = classic.value();  // copies allocate too
+    EXPECT_EQ(counting.allocations(), 3U);
+    auto loaded = BloomFilter::Deserialize(classic->Serialize());
+    ASSERT_TRUE(loaded.ok());
+    EXPECT_EQ(counting.allocations(), 4U);
+    // Switch back to the default: these filters must still be freed by the counter.
+    SetAllocator(DefaultAllocator());
+  }
+  EXPECT_EQ(counting.deallocations(), 4U) << "a filter was freed by an allocator that did not allocate it";
+}
+
+}  // namespace
+}  // namespace bloomkit

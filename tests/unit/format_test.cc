@@ -1,0 +1,340 @@
+// bloomkit/format.h: the file format's constants and its file and stream I/O, on real
+// files in a temporary directory. The byte-level checks of malformed files are in the
+// contract suite (tests/contract/filter_contract.h), run for every filter kind.
+#include "bloomkit/format.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bloomkit/blocked_bloom_filter.h"
+#include "bloomkit/bloom_filter.h"
+#include "contract/test_support.h"
+
+namespace bloomkit {
+namespace {
+
+namespace fs = std::filesystem;
+using bloomkit_test::Bytes;
+using bloomkit_test::Key;
+using bloomkit_test::TempDir;
+
+BloomFilter SampleFilter(std::uint64_t capacity = 5000, std::uint64_t keys = 1000) {
+  auto f = BloomFilter::Create({.capacity = capacity, .fp_rate = 0.01});
+  if (!f.ok()) throw std::runtime_error(f.error().message());
+  for (std::uint64_t i = 0; i < keys; ++i) f->Add(Key('p', i));
+  return std::move(f).value();
+}
+
+Bytes ReadAll(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Bytes bytes(chars.size());
+  if (!chars.empty()) std::memcpy(bytes.data(), chars.data(), chars.size());
+  return bytes;
+}
+
+void WriteAll(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+// Names in `dir`, to show that no temporary file was left behind.
+std::vector<std::string> Listing(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(FormatConstantsTest, AreTheDocumentedOnes) {
+  const std::array<std::uint8_t, 8> magic = {0x89, 0x42, 0x4c, 0x4b, 0x0d, 0x0a, 0x1a, 0x0a};  // "\x89BLK\r\n\x1a\n"
+  EXPECT_EQ(kFileMagic, magic);
+  EXPECT_EQ(kFormatVersion, 1U);
+  EXPECT_EQ(kHeaderBytes, 128U);
+  EXPECT_EQ(kChecksumBytes, 8U);
+  EXPECT_EQ(kPayloadAlignment, 64U);
+  EXPECT_EQ(kHeaderBytes % kPayloadAlignment, 0U) << "the payload must start aligned";
+  EXPECT_EQ(kFlagZstdPayload, 1U);
+  EXPECT_EQ(kNumHeaderParams, 6U);
+}
+
+// ---------------------------------------------------------------------- files
+
+TEST(FileTest, SaveAndLoadRoundTrip) {
+  TempDir dir;
+  const BloomFilter classic = SampleFilter();
+  auto blocked = BlockedBloomFilter::Create({.capacity = 5000, .fp_rate = 0.01});
+  ASSERT_TRUE(blocked.ok());
+  for (std::uint64_t i = 0; i < 1000; ++i) blocked->Add(Key('p', i));
+  for (const bool compress : {false, true}) {
+    SCOPED_TRACE(compress ? "compressed" : "raw");
+    const SaveOptions options{.compress = compress};
+    const fs::path classic_path = dir / "classic.bkf";
+    const fs::path blocked_path = dir / "blocked.bkf";
+    ASSERT_TRUE(SaveFile(classic, classic_path, options).ok());
+    ASSERT_TRUE(SaveFile(blocked.value(), blocked_path, options).ok());
+    EXPECT_EQ(ReadAll(classic_path), classic.Serialize(options)) << "the file is not the serialized bytes";
+    auto loaded = LoadFile<BloomFilter>(classic_path);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+    EXPECT_TRUE(loaded.value() == classic);
+    auto loaded_blocked = LoadFile<BlockedBloomFilter>(blocked_path);
+    ASSERT_TRUE(loaded_blocked.ok()) << loaded_blocked.error().message();
+    EXPECT_TRUE(loaded_blocked.value() == blocked.value());
+    // Each kind refuses the other's file.
+    auto wrong = LoadFile<BloomFilter>(blocked_path);
+    ASSERT_FALSE(wrong.ok());
+    EXPECT_EQ(wrong.error().code(), ErrorCode::kWrongKind);
+    struct stat st {};
+    ASSERT_EQ(::stat(classic_path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0644U);
+  }
+  EXPECT_EQ(Listing(dir.path()), (std::vector<std::string>{"blocked.bkf", "classic.bkf"})) << "temporary files left";
+}
+
+TEST(FileTest, SaveReplacesAnExistingFile) {
+  TempDir dir;
+  const fs::path path = dir / "f.bkf";
+  WriteAll(path, "old contents");
+  const BloomFilter f = SampleFilter();
+  ASSERT_TRUE(SaveFile(f, path).ok());
+  EXPECT_EQ(ReadAll(path), f.Serialize());
+  EXPECT_EQ(Listing(dir.path()), (std::vector<std::string>{"f.bkf"}));
+}
+
+TEST(FileTest, LoadingBadFilesGivesTheirErrors) {
+  TempDir dir;
+  const BloomFilter f = SampleFilter();
+  Bytes bytes = f.Serialize();
+  bytes.resize(bytes.size() - 1);
+  ASSERT_TRUE(WriteFileAtomically(dir / "short.bkf", bytes).ok());
+  auto truncated = LoadFile<BloomFilter>(dir / "short.bkf");
+  ASSERT_FALSE(truncated.ok());
+  EXPECT_EQ(truncated.error().code(), ErrorCode::kTruncated);
+  WriteAll(dir / "text.txt", "just some text\n");
+  auto text = LoadFile<BloomFilter>(dir / "text.txt");
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.error().code(), ErrorCode::kBadMagic);
+  WriteAll(dir / "empty", "");
+  auto empty = LoadFile<BloomFilter>(dir / "empty");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().code(), ErrorCode::kTruncated);
+}
+
+TEST(FileTest, ReadFileBytesErrorsNameTheReason) {
+  TempDir dir;
+  auto missing = ReadFileBytes(dir / "missing.bkf");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code(), ErrorCode::kIoError);
+  EXPECT_NE(missing.error().message().find("No such file or directory"), std::string::npos)
+      << missing.error().message();
+  auto directory = ReadFileBytes(dir.path());
+  ASSERT_FALSE(directory.ok());
+  EXPECT_EQ(directory.error().code(), ErrorCode::kIoError);
+  EXPECT_NE(directory.error().message().find("not a regular file"), std::string::npos) << directory.error().message();
+  // A file larger than a filter under the limit could be is refused before reading.
+  WriteAll(dir / "big", std::string(10'000, 'x'));
+  auto big = ReadFileBytes(dir / "big", 1000);
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().code(), ErrorCode::kTooLarge);
+  EXPECT_NE(big.error().message().find("10000"), std::string::npos) << big.error().message();
+  auto fits = ReadFileBytes(dir / "big", 10'000);
+  ASSERT_TRUE(fits.ok()) << fits.error().message();
+  EXPECT_EQ(fits->size(), 10'000U);
+}
+
+TEST(FileTest, SaveIntoAMissingDirectoryFailsAndCreatesNothing) {
+  TempDir dir;
+  const fs::path path = dir / "no" / "such" / "f.bkf";
+  const Status st = SaveFile(SampleFilter(), path);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code(), ErrorCode::kIoError);
+  EXPECT_NE(st.error().message().find("No such file or directory"), std::string::npos) << st.error().message();
+  EXPECT_NE(st.error().message().find((dir / "no" / "such").string()), std::string::npos)
+      << "the message should name the directory: " << st.error().message();
+  EXPECT_FALSE(fs::exists(dir / "no"));
+  EXPECT_TRUE(Listing(dir.path()).empty());
+}
+
+TEST(FileTest, SaveIntoAReadOnlyDirectoryKeepsTheOldFile) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
+  TempDir dir;
+  const fs::path sub = dir / "ro";
+  fs::create_directory(sub);
+  const fs::path path = sub / "f.bkf";
+  WriteAll(path, "old contents");
+  fs::permissions(sub, fs::perms::owner_read | fs::perms::owner_exec);
+  const Status st = SaveFile(SampleFilter(), path);
+  fs::permissions(sub, fs::perms::owner_all);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code(), ErrorCode::kIoError);
+  EXPECT_NE(st.error().message().find("Permission denied"), std::string::npos) << st.error().message();
+  const Bytes old = ReadAll(path);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(old.data()), old.size()), "old contents");
+  EXPECT_EQ(Listing(sub), (std::vector<std::string>{"f.bkf"}));
+}
+
+// A write that fails half-way (the file-size limit, EFBIG) leaves the old file as it
+// was and removes the temporary file. Works as root, unlike directory permissions.
+TEST(FileTest, FailedWriteKeepsTheOldFile) {
+  TempDir dir;
+  const fs::path path = dir / "f.bkf";
+  WriteAll(path, "old contents");
+  const BloomFilter f = SampleFilter(100'000, 0);  // ~120 KB
+  struct rlimit saved {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  struct sigaction ignore {};
+  struct sigaction previous {};
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(::sigaction(SIGXFSZ, &ignore, &previous), 0);  // EFBIG instead of a signal
+  struct rlimit small = saved;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  const Status st = SaveFile(f, path);
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::sigaction(SIGXFSZ, &previous, nullptr);
+  ASSERT_FALSE(st.ok()) << "a write over the file-size limit succeeded";
+  EXPECT_EQ(st.error().code(), ErrorCode::kIoError);
+  EXPECT_NE(st.error().message().find("write failed"), std::string::npos) << st.error().message();
+  const Bytes old = ReadAll(path);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(old.data()), old.size()), "old contents");
+  EXPECT_EQ(Listing(dir.path()), (std::vector<std::string>{"f.bkf"})) << "temporary file left behind";
+}
+
+// A rename that fails (the target is a directory) removes the temporary file and
+// leaves the target alone.
+TEST(FileTest, FailedRenameRemovesTheTemporaryFile) {
+  TempDir dir;
+  const fs::path target = dir / "taken";
+  fs::create_directory(target);
+  WriteAll(target / "inside", "x");
+  const Status st = SaveFile(SampleFilter(), target);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code(), ErrorCode::kIoError);
+  EXPECT_NE(st.error().message().find("rename failed"), std::string::npos) << st.error().message();
+  EXPECT_TRUE(fs::is_directory(target));
+  EXPECT_EQ(Listing(dir.path()), (std::vector<std::string>{"taken"}));
+  EXPECT_EQ(Listing(target), (std::vector<std::string>{"inside"}));
+}
+
+// ---------------------------------------------------------------------- streams
+
+TEST(StreamTest, WriteToAndReadFromRoundTrip) {
+  const BloomFilter a = SampleFilter(5000, 100);
+  const BloomFilter b = SampleFilter(7000, 700);
+  std::stringstream stream;
+  ASSERT_TRUE(WriteTo(a, stream).ok());
+  ASSERT_TRUE(WriteTo(b, stream, SaveOptions{.compress = true}).ok());
+  stream << "trailing";
+  // Each ReadFrom takes exactly one filter off the stream.
+  auto first = ReadFrom<BloomFilter>(stream);
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  EXPECT_TRUE(first.value() == a);
+  auto second = ReadFrom<BloomFilter>(stream);
+  ASSERT_TRUE(second.ok()) << second.error().message();
+  EXPECT_TRUE(second.value() == b);
+  std::string rest;
+  stream >> rest;
+  EXPECT_EQ(rest, "trailing");
+}
+
+TEST(StreamTest, TruncatedStreamIsTruncated) {
+  const Bytes bytes = SampleFilter().Serialize();
+  for (const std::size_t length : {std::size_t{0}, std::size_t{5}, std::size_t{127}, std::size_t{128}, std::size_t{129},
+                                   std::size_t{500}, bytes.size() - 8, bytes.size() - 1}) {
+    std::stringstream stream(std::string(reinterpret_cast<const char*>(bytes.data()), length));
+    auto loaded = ReadFrom<BloomFilter>(stream);
+    ASSERT_FALSE(loaded.ok()) << "length " << length;
+    EXPECT_EQ(loaded.error().code(), ErrorCode::kTruncated) << "length " << length << ": " << loaded.error().message();
+  }
+}
+
+TEST(StreamTest, HugeAnnouncedPayloadIsTooLargeBeforeReading) {
+  Bytes bytes = SampleFilter().Serialize();
+  bytes.resize(kHeaderBytes);
+  bloomkit_test::StoreLE(bytes, bloomkit_test::layout::kStoredBytes, std::uint64_t{1} << 50);
+  bloomkit_test::StoreLE(bytes, bloomkit_test::layout::kPayloadBytes, std::uint64_t{1} << 50);
+  std::stringstream stream(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  const auto start = std::chrono::steady_clock::now();
+  auto loaded = ReadFrom<BloomFilter>(stream);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.error().code(), ErrorCode::kTooLarge) << loaded.error().message();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  // Under an explicit limit too.
+  Bytes real = SampleFilter().Serialize();
+  std::stringstream small(std::string(reinterpret_cast<const char*>(real.data()), real.size()));
+  auto limited = ReadFrom<BloomFilter>(small, LoadOptions{.max_memory_bytes = 100});
+  ASSERT_FALSE(limited.ok());
+  EXPECT_EQ(limited.error().code(), ErrorCode::kTooLarge);
+}
+
+TEST(StreamTest, WritingToAFailedStreamIsAnError) {
+  std::stringstream stream;
+  stream.setstate(std::ios::badbit);
+  const Status st = WriteTo(SampleFilter(), stream);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code(), ErrorCode::kIoError);
+}
+
+// ---------------------------------------------------------------------- inspect, compression
+
+TEST(InspectTest, ReportsTheHeaderOfAValidFile) {
+  const BloomFilter f = SampleFilter(5000, 1000);
+  for (const bool compress : {false, true}) {
+    const Bytes bytes = f.Serialize(SaveOptions{.compress = compress});
+    auto header = InspectBytes(bytes);
+    ASSERT_TRUE(header.ok()) << header.error().message();
+    EXPECT_EQ(header->format_version, 1U);
+    EXPECT_EQ(header->kind, FilterKind::kClassic);
+    EXPECT_EQ(header->hash_id, kHashIdXxh3DoubleHashing);
+    EXPECT_EQ(header->hash_seed, kHashSeed);
+    EXPECT_EQ(header->capacity, 5000U);
+    EXPECT_EQ(header->count, f.count());
+    EXPECT_DOUBLE_EQ(header->fp_rate, 0.01);
+    EXPECT_EQ(header->payload_bytes, f.memory_bytes());
+    EXPECT_EQ(header->params[0], f.num_bits());
+    EXPECT_EQ(header->params[1], f.num_hashes());
+    EXPECT_EQ(header->flags, compress ? kFlagZstdPayload : 0U);
+    EXPECT_EQ(header->stored_payload_bytes, bytes.size() - kHeaderBytes - kChecksumBytes);
+  }
+  Bytes damaged = f.Serialize();
+  damaged[200] ^= std::byte{1};
+  auto bad = InspectBytes(damaged);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code(), ErrorCode::kChecksumMismatch);
+}
+
+// zstd pays off for sparse filters and is skipped when it would not shrink the payload
+// (a filter at capacity is half ones: random bits do not compress).
+TEST(CompressionTest, SparseFiltersShrinkFullOnesStayRaw) {
+  const BloomFilter sparse = SampleFilter(1'000'000, 1000);  // 1.2 MB, 0.6% of bits set
+  const Bytes raw = sparse.Serialize();
+  const Bytes packed = sparse.Serialize(SaveOptions{.compress = true});
+  EXPECT_LT(packed.size() * 10, raw.size()) << "a 0.1%-full filter should compress over 10x";
+  EXPECT_EQ(bloomkit_test::LoadU32(packed, bloomkit_test::layout::kFlags), kFlagZstdPayload);
+
+  const BloomFilter full = SampleFilter(20'000, 20'000);
+  const Bytes full_raw = full.Serialize();
+  const Bytes full_packed = full.Serialize(SaveOptions{.compress = true});
+  EXPECT_EQ(bloomkit_test::LoadU32(full_packed, bloomkit_test::layout::kFlags), 0U)
+      << "an incompressible payload should be stored raw";
+  EXPECT_EQ(full_packed, full_raw);
+}
+
+}  // namespace
+}  // namespace bloomkit
