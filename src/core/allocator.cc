@@ -45,7 +45,10 @@ const Allocator& DefaultAllocator() noexcept { return kDefault; }
 WordArray WordArray::Allocate(std::uint64_t num_words) noexcept {
   WordArray array;
   if (num_words == 0) return array;
-  if (num_words > (std::numeric_limits<std::size_t>::max() / 8)) return array;
+  if (num_words > (std::numeric_limits<std::size_t>::max() / 8)) {
+    array.num_words_ = num_words;  // data_ stays null: ok() reports the failure
+    return array;
+  }
   array.allocator_ = g_allocator;
   array.data_ = static_cast<std::uint64_t*>(array.allocator_.allocate(static_cast<std::size_t>(num_words * 8), kAlignment));
   // On failure data_ stays null with num_words_ set, so ok() reports it.
