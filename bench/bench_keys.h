@@ -71,11 +71,13 @@ inline void AppendKey(KeyShape shape, std::uint64_t index, std::vector<char>& ou
   for (int nibble = 15; nibble >= 0; --nibble) out.push_back(kHex[(id >> (4 * nibble)) & 0xfU]);
   // Hosts are 13..16 bytes and the id 16, so every target length in [32, 64] is reached
   // by padding.
+  // The padding depends on the index alone (never on where the key lands in `out`).
   std::uint64_t pad = SplitMix64(r);
+  std::uint64_t refills = 0;
   while (out.size() - start < length) {
     out.push_back(kPath[pad % (sizeof(kPath) - 1)]);
     pad = pad / (sizeof(kPath) - 1);
-    if (pad == 0) pad = SplitMix64(r + out.size());
+    if (pad == 0) pad = SplitMix64(r + ++refills);
   }
 }
 

@@ -3,7 +3,7 @@
 
     compare_smoke_test.py <bloomkit_compare> <json file>
 
-Runs every workload at n = 2e4 and checks only that the program runs and that
+Runs every workload at n = 4e4 (2e4 queries) and checks only that the program runs and that
 bloomkit's numbers are sane; it never checks a timing (benchmarks are not tests).
 The keys are fixed, so the counts are the same on every run.
   - no false negatives: every inserted key queried is found;
