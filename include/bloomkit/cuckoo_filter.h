@@ -19,7 +19,11 @@
 //    values, 0 marks an empty slot.
 //  - i1 = FastRange64(h1, num_buckets); i2 = (g(fp) - i1) mod num_buckets with
 //    g(fp) = FastRange64(fmix64(fp), num_buckets). Applying it twice gives i1 back for
-//    any bucket count, so sub-filters need not be powers of two (no 2x memory jumps).
+//    any bucket count, so sizes need not be powers of two (no 2x memory jumps). A
+//    sub-filter 2^s times larger than the first splits a bucket into (base, s-bit
+//    tail) and flips the tail with s bits of another hash of fp: geometries nest, so
+//    removing from a chain of sub-filters never deletes the only copy that answers
+//    for another key (cuckoo_filter.cc, AltBucket).
 //  - One lookup reads 2 buckets; a false positive needs the query's fingerprint in one
 //    of 2b slots: rate = 1 - (1 - 1/(2^f - 1))^(2b) ~ 2b / 2^f at full load, e.g. b = 4:
 //    f = 8: 3.1%, f = 12: 0.20%, f = 16: 0.012% (CuckooFpRate).
@@ -60,7 +64,8 @@ struct CuckooOptions {
   std::uint32_t fingerprint_bits = 0;  // f: 8, 12 or 16; 0 = the smallest meeting fp_rate
   std::uint32_t max_kicks = 500;       // evictions before an insert reports full
   // 0: never grow (a full filter reports kFull). >= 1: add a sub-filter `expansion`
-  // times the last one's capacity when full.
+  // times the last one's capacity when full; rounded up to a power of two (as
+  // RedisBloom does) so that sub-filter bucket geometries nest and Remove stays exact.
   std::uint32_t expansion = 1;
   std::uint32_t max_filters = 32;  // 1..kMaxCuckooFilters; reaching it is kFull
   std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes;
@@ -94,6 +99,9 @@ struct CuckooTable {
   WordArray slots;
   std::uint64_t victim_bucket = 0;
   std::uint32_t victim_fingerprint = 0;
+  // log2(num_buckets / the first sub-filter's num_buckets): see AltBucket in
+  // cuckoo_filter.cc. Derived, not saved.
+  std::uint32_t tail_bits = 0;
 };
 }  // namespace internal
 

@@ -2,6 +2,7 @@
 #include "bloomkit/cuckoo_filter.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -147,14 +148,41 @@ std::uint32_t Fingerprint(HashPair h, std::uint32_t f) noexcept {
   return 1U + static_cast<std::uint32_t>(FastRange64(h.h2, (std::uint64_t{1} << f) - 1));
 }
 
-std::uint64_t AltBucket(std::uint64_t bucket, std::uint32_t fp, std::uint64_t num_buckets) noexcept {
-  const std::uint64_t g = FastRange64(Fmix64(fp), num_buckets);
-  return g >= bucket ? g - bucket : g + (num_buckets - bucket);
+// The bucket geometry of a sub-filter with base_buckets * 2^tail_bits buckets: bucket
+// i = (base, tail) with base = i >> tail_bits in [0, base_buckets) and the low
+// tail_bits bits as tail. The first sub-filter has no tail; one that is E^j times as
+// large (E = 2^s) has tail_bits = s * j.
+//
+//   alt(base, tail) = ((g(fp) - base) mod base_buckets,  tail XOR top_tail_bits(h(fp)))
+//
+// is an involution, and dropping the low bits of a bucket (i >> s) commutes with it
+// and with i1 = FastRange64(h1, buckets). So two keys with the same fingerprint that
+// share a bucket pair in a larger sub-filter share it in every smaller one too: when
+// Remove (newest sub-filter first) deletes another key's equal fingerprint, the key's
+// own copy in an older sub-filter still answers for the other key. With unrelated
+// geometries (RedisBloom's chained filters) that deletion is a false negative.
+struct Geometry {
+  std::uint64_t base_buckets;
+  std::uint32_t tail_bits;
+};
+
+std::uint64_t AltBucket(std::uint64_t bucket, std::uint32_t fp, Geometry geo) noexcept {
+  const std::uint64_t base = bucket >> geo.tail_bits;
+  const std::uint64_t g = FastRange64(Fmix64(fp), geo.base_buckets);
+  const std::uint64_t alt_base = g >= base ? g - base : g + (geo.base_buckets - base);
+  if (geo.tail_bits == 0) return alt_base;
+  const std::uint64_t tail_mask = (std::uint64_t{1} << geo.tail_bits) - 1;
+  const std::uint64_t flip = Fmix64(fp + 0x9e3779b97f4a7c15ULL) >> (64 - geo.tail_bits);
+  return (alt_base << geo.tail_bits) | ((bucket & tail_mask) ^ flip);
 }
 
-Probe ProbeOf(HashPair h, std::uint32_t fp, std::uint64_t num_buckets) noexcept {
-  const std::uint64_t i1 = FastRange64(h.h1, num_buckets);
-  return {fp, i1, AltBucket(i1, fp, num_buckets)};
+Geometry GeometryOf(const CuckooTable& t, std::uint64_t base_buckets) noexcept {
+  return {base_buckets, t.tail_bits};
+}
+
+Probe ProbeOf(HashPair h, std::uint32_t fp, const CuckooTable& t, std::uint64_t base_buckets) noexcept {
+  const std::uint64_t i1 = FastRange64(h.h1, t.num_buckets);
+  return {fp, i1, AltBucket(i1, fp, GeometryOf(t, base_buckets))};
 }
 
 bool VictimMatches(const CuckooTable& t, const Probe& p) noexcept {
@@ -256,6 +284,9 @@ Result<CuckooFilter> CuckooFilter::Create(const CuckooOptions& options) {
   if (!sizing.ok()) return std::move(sizing).error();
   CuckooFilter filter;
   filter.options_ = options;
+  // Sub-filters grow by powers of two so that their bucket geometries nest (AltBucket);
+  // RedisBloom rounds its EXPANSION the same way.
+  filter.options_.expansion = options.expansion == 0 ? 0 : std::bit_ceil(options.expansion);
   if (options.fingerprint_bits != 0) filter.options_.fp_rate = sizing->expected_fp_rate;
   filter.options_.fingerprint_bits = sizing->fingerprint_bits;
   auto table =
@@ -285,17 +316,19 @@ Status CuckooFilter::Grow() {
                      " sub-filters with ", used, " of ", options_.max_memory_bytes,
                      " bytes in use: ", table.error().message());
   }
+  table->tail_bits = filters_.back().tail_bits + static_cast<std::uint32_t>(std::countr_zero(options_.expansion));
   filters_.push_back(std::move(table).value());
   return {};
 }
 
 void CuckooFilter::InsertWithKicks(std::size_t table, std::uint32_t fingerprint, std::uint64_t bucket) noexcept {
   SubFilter& t = filters_[table];
+  const Geometry geo = GeometryOf(t, filters_.front().num_buckets);
   Slots slots(t, options_.bucket_size, options_.fingerprint_bits);
   std::uint32_t fp = fingerprint;
   std::uint64_t i = bucket;
   if (slots.Place(i, fp)) return;
-  i = AltBucket(i, fp, t.num_buckets);
+  i = AltBucket(i, fp, geo);
   for (std::uint32_t kick = 0; kick < options_.max_kicks; ++kick) {
     if (slots.Place(i, fp)) return;
     // Evict a random resident of bucket i (xorshift64*), take its place, move it on.
@@ -307,7 +340,7 @@ void CuckooFilter::InsertWithKicks(std::size_t table, std::uint32_t fingerprint,
     const std::uint32_t evicted = slots.Get(s);
     slots.Set(s, fp);
     fp = evicted;
-    i = AltBucket(i, fp, t.num_buckets);
+    i = AltBucket(i, fp, geo);
   }
   if (slots.Place(i, fp)) return;
   t.victim_fingerprint = fp;
@@ -345,7 +378,7 @@ Status CuckooFilter::AddHashPair(HashPair hash) {
   //    freed by Remove in a full sub-filter is used again).
   for (SubFilter& t : filters_) {
     Slots slots(t, b, f);
-    const Probe p = ProbeOf(hash, fp, t.num_buckets);
+    const Probe p = ProbeOf(hash, fp, t, filters_.front().num_buckets);
     if (slots.Place(p.i1, fp) || slots.Place(p.i2, fp)) {
       ++count_;
       return {};
@@ -363,13 +396,13 @@ Status CuckooFilter::AddHashPair(HashPair hash) {
     InsertWithKicks(filters_.size() - 1, victim, victim_bucket);
   }
   if (filters_.back().victim_fingerprint == 0) {
-    InsertWithKicks(filters_.size() - 1, fp, ProbeOf(hash, fp, filters_.back().num_buckets).i1);
+    InsertWithKicks(filters_.size() - 1, fp, ProbeOf(hash, fp, filters_.back(), filters_.front().num_buckets).i1);
     ++count_;
     return {};
   }
   // 3. Full: grow, or report it. Every stored key stays findable either way.
   if (auto st = Grow(); !st.ok()) return st;
-  InsertWithKicks(filters_.size() - 1, fp, ProbeOf(hash, fp, filters_.back().num_buckets).i1);
+  InsertWithKicks(filters_.size() - 1, fp, ProbeOf(hash, fp, filters_.back(), filters_.front().num_buckets).i1);
   ++count_;
   return {};
 }
@@ -380,7 +413,7 @@ bool CuckooFilter::MayContainHashPair(HashPair hash) const noexcept {
   const std::uint32_t fp = Fingerprint(hash, f);
   for (const SubFilter& t : filters_) {
     const Slots slots(t, b, f);
-    const Probe p = ProbeOf(hash, fp, t.num_buckets);
+    const Probe p = ProbeOf(hash, fp, t, filters_.front().num_buckets);
     if (slots.Has(p.i1, fp) || slots.Has(p.i2, fp) || VictimMatches(t, p)) return true;
   }
   return false;
@@ -394,7 +427,7 @@ bool CuckooFilter::RemoveHashPair(HashPair hash) noexcept {
   for (auto it = filters_.rbegin(); it != filters_.rend(); ++it) {
     SubFilter& t = *it;
     Slots slots(t, b, f);
-    const Probe p = ProbeOf(hash, fp, t.num_buckets);
+    const Probe p = ProbeOf(hash, fp, t, filters_.front().num_buckets);
     if (VictimMatches(t, p)) {
       t.victim_fingerprint = 0;
       t.victim_bucket = 0;
@@ -402,7 +435,8 @@ bool CuckooFilter::RemoveHashPair(HashPair hash) noexcept {
       continue;
     } else if (t.victim_fingerprint != 0) {
       // A slot is free now: give the victim a home if it is one of its two buckets.
-      const std::uint64_t alt = AltBucket(t.victim_bucket, t.victim_fingerprint, t.num_buckets);
+      const std::uint64_t alt =
+          AltBucket(t.victim_bucket, t.victim_fingerprint, GeometryOf(t, filters_.front().num_buckets));
       if (slots.Place(t.victim_bucket, t.victim_fingerprint) || slots.Place(alt, t.victim_fingerprint)) {
         t.victim_fingerprint = 0;
         t.victim_bucket = 0;
@@ -422,7 +456,7 @@ std::uint64_t CuckooFilter::CountHashPair(HashPair hash) const noexcept {
   std::uint64_t n = 0;
   for (const SubFilter& t : filters_) {
     const Slots slots(t, b, f);
-    const Probe p = ProbeOf(hash, fp, t.num_buckets);
+    const Probe p = ProbeOf(hash, fp, t, filters_.front().num_buckets);
     n += slots.Matches(p.i1, fp) + (p.i2 != p.i1 ? slots.Matches(p.i2, fp) : 0) + (VictimMatches(t, p) ? 1 : 0);
   }
   return n;
@@ -552,9 +586,9 @@ Result<CuckooFilter> CuckooFilter::Deserialize(std::span<const std::byte> bytes,
   if (h.params[2] > kMaxCuckooKicks) {
     return MakeError(ErrorCode::kParameterMismatch, "max kicks ", h.params[2], " is not in [0, ", kMaxCuckooKicks, "]");
   }
-  if (h.params[3] > kMaxCuckooExpansion) {
-    return MakeError(ErrorCode::kParameterMismatch, "expansion ", h.params[3], " is not in [0, ", kMaxCuckooExpansion,
-                     "]");
+  if (h.params[3] > kMaxCuckooExpansion || (h.params[3] & (h.params[3] - 1)) != 0) {
+    return MakeError(ErrorCode::kParameterMismatch, "expansion ", h.params[3], " is not 0 or a power of two up to ",
+                     kMaxCuckooExpansion);
   }
   if (max_filters == 0 || max_filters > kMaxCuckooFilters) {
     return MakeError(ErrorCode::kParameterMismatch, "max filters ", max_filters, " is not in [1, ", kMaxCuckooFilters,
@@ -637,6 +671,9 @@ Result<CuckooFilter> CuckooFilter::Deserialize(std::span<const std::byte> bytes,
     if (slot_bytes != 0) std::memcpy(table->slots.data(), slots_in, static_cast<std::size_t>(slot_bytes));
     table->victim_bucket = victim_bucket;
     table->victim_fingerprint = static_cast<std::uint32_t>(victim_fp);
+    if (i > 0) {
+      table->tail_bits = filter.filters_.back().tail_bits + static_cast<std::uint32_t>(std::countr_zero(h.params[3]));
+    }
     const Slots slots(table.value(), static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(f));
     for (std::uint64_t s = 0; s < num_buckets * b; ++s) stored += slots.Get(s) != 0 ? 1U : 0U;
     stored += victim_fp != 0 ? 1U : 0U;

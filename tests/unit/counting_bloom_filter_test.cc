@@ -1,0 +1,279 @@
+// CountingBloomFilter: sizing, Remove/Count semantics, saturation, the classic layout,
+// and its serialized form beyond the contract suite.
+#include "bloomkit/counting_bloom_filter.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "bloomkit/bloom_filter.h"
+#include "contract/test_support.h"
+
+namespace bloomkit_test {
+namespace {
+
+using bloomkit::CountingBloomFilter;
+using bloomkit::CountingOptions;
+using bloomkit::ErrorCode;
+
+CountingBloomFilter Make(std::uint64_t capacity, double fp_rate, std::uint32_t counter_bits = 4) {
+  auto f =
+      CountingBloomFilter::Create({.bloom = {.capacity = capacity, .fp_rate = fp_rate}, .counter_bits = counter_bits});
+  EXPECT_TRUE(f.ok()) << Describe(f);
+  return std::move(f).value();
+}
+
+// Sum of all counters, read from the documented layout.
+std::uint64_t CounterSum(const CountingBloomFilter& f) {
+  const std::uint32_t c = f.counter_bits();
+  const std::uint64_t per_word = 64 / c;
+  std::uint64_t sum = 0;
+  for (std::uint64_t i = 0; i < f.num_counters(); ++i) {
+    sum += (f.words()[i / per_word] >> ((i % per_word) * c)) & f.max_count();
+  }
+  return sum;
+}
+
+TEST(CountingBloomFilterTest, RejectsBadOptionsNamingTheValue) {
+  auto bits = CountingBloomFilter::Create({.bloom = {.capacity = 100}, .counter_bits = 3});
+  ASSERT_FALSE(bits.ok());
+  EXPECT_EQ(bits.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(bits.error().message().find("got 3"), std::string::npos) << bits.error().message();
+
+  auto rate = CountingBloomFilter::Create({.bloom = {.capacity = 100, .fp_rate = 1.5}});
+  ASSERT_FALSE(rate.ok());
+  EXPECT_EQ(rate.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(rate.error().message().find("1.5"), std::string::npos) << rate.error().message();
+
+  auto capacity = CountingBloomFilter::Create({.bloom = {.capacity = 0}});
+  ASSERT_FALSE(capacity.ok());
+  EXPECT_EQ(capacity.error().code(), ErrorCode::kInvalidArgument);
+
+  auto hashes = CountingBloomFilter::Create({.bloom = {.num_bits = 1000, .num_hashes = 65}});
+  ASSERT_FALSE(hashes.ok());
+  EXPECT_EQ(hashes.error().code(), ErrorCode::kInvalidArgument);
+}
+
+TEST(CountingBloomFilterTest, MemoryLimitIsCheckedForTheCountersNotTheBits) {
+  // 10^6 keys at 1%: 9,585,059 positions = 1.2 MB as bits, 4.8 MB as 4-bit counters.
+  auto f = CountingBloomFilter::Create({.bloom = {.capacity = 1'000'000, .max_memory_bytes = 2'000'000}});
+  ASSERT_FALSE(f.ok()) << "a 4.8 MB counting filter fit in 2 MB";
+  EXPECT_EQ(f.error().code(), ErrorCode::kTooLarge);
+  EXPECT_NE(f.error().message().find("2000000"), std::string::npos) << f.error().message();
+  EXPECT_TRUE(CountingBloomFilter::Create({.bloom = {.capacity = 1'000'000, .max_memory_bytes = 5'000'000}}).ok());
+}
+
+TEST(CountingBloomFilterTest, SizedLikeTheClassicFilterWithWiderCells) {
+  auto classic = bloomkit::BloomFilter::Create({.capacity = 100'000, .fp_rate = 0.001});
+  ASSERT_TRUE(classic.ok());
+  for (const std::uint32_t bits : {4U, 8U}) {
+    const CountingBloomFilter f = Make(100'000, 0.001, bits);
+    EXPECT_EQ(f.num_counters(), classic->num_bits());
+    EXPECT_EQ(f.num_hashes(), classic->num_hashes());
+    EXPECT_EQ(f.num_bits(), classic->num_bits() * bits);
+    EXPECT_EQ(f.max_count(), (1U << bits) - 1);
+    // Whole 64-bit words: within 8 bytes of counters * bits / 8.
+    EXPECT_GE(f.memory_bytes() * 8, f.num_bits());
+    EXPECT_LT(f.memory_bytes() * 8, f.num_bits() + 64);
+    EXPECT_DOUBLE_EQ(f.ExpectedFpRate(), classic->ExpectedFpRate());
+  }
+}
+
+TEST(CountingBloomFilterTest, PositionsAreTheClassicFiltersPositions) {
+  auto classic = bloomkit::BloomFilter::Create({.capacity = 20'000, .fp_rate = 0.01});
+  ASSERT_TRUE(classic.ok());
+  CountingBloomFilter f = Make(20'000, 0.01);
+  for (std::uint64_t i = 0; i < 20'000; ++i) {
+    classic->Add(Key(kPresent, i));
+    f.Add(Key(kPresent, i));
+  }
+  auto bits = f.ToBloomFilter();
+  ASSERT_TRUE(bits.ok()) << Describe(bits);
+  EXPECT_TRUE(std::equal(bits->words().begin(), bits->words().end(), classic->words().begin()))
+      << "counting positions differ from the classic filter's";
+}
+
+TEST(CountingBloomFilterTest, RemoveUndoesAddAndCountIsTheMinimum) {
+  CountingBloomFilter f = Make(1000, 0.01);
+  const Key key(kPresent, 1);
+  EXPECT_EQ(f.Count(key), 0U);
+  for (int i = 0; i < 3; ++i) f.Add(key);
+  EXPECT_EQ(f.Count(key), 3U);  // the only key: every one of its counters holds 3
+  EXPECT_EQ(f.count(), 3U);
+  EXPECT_TRUE(f.Remove(key));
+  EXPECT_EQ(f.Count(key), 2U);
+  EXPECT_TRUE(f.Remove(key));
+  EXPECT_TRUE(f.Remove(key));
+  EXPECT_FALSE(f.MayContain(key));
+  EXPECT_EQ(f.CountNonZero(), 0U);
+  EXPECT_EQ(f.count(), 0U);
+  EXPECT_FALSE(f.Remove(key)) << "removed a key that is no longer there";
+}
+
+TEST(CountingBloomFilterTest, FailedRemoveChangesNothing) {
+  CountingBloomFilter f = Make(1000, 0.01);
+  for (std::uint64_t i = 0; i < 500; ++i) f.Add(Key(kPresent, i));
+  const Bytes before = f.Serialize();
+  std::uint64_t refused = 0;
+  for (std::uint64_t i = 0; i < 2000; ++i) {
+    const Key absent(kAbsent, i);
+    if (f.MayContain(absent)) continue;  // a false positive would be removed: skip it
+    ASSERT_FALSE(f.Remove(absent)) << "absent key " << i;
+    ++refused;
+  }
+  EXPECT_GT(refused, 1900U);
+  EXPECT_EQ(f.Serialize(), before) << "a refused Remove changed the filter";
+}
+
+TEST(CountingBloomFilterTest, RemoveTakesRepeatedPositionsIntoAccount) {
+  // 8 counters and 4 probes: most keys hit some counter twice. Whatever the mix of adds
+  // and removes, a Remove that succeeds takes exactly k from the counters (no counter
+  // wraps below zero), and one that fails takes nothing.
+  auto made = CountingBloomFilter::Create({.bloom = {.num_bits = 8, .num_hashes = 4}, .counter_bits = 8});
+  ASSERT_TRUE(made.ok()) << Describe(made);
+  CountingBloomFilter& f = made.value();
+  for (std::uint64_t i = 0; i < 3000; ++i) {
+    const Key key(kPresent, SplitMix64(i) % 6);
+    const std::uint64_t sum = CounterSum(f);
+    if (SplitMix64(i + 7777) % 2 == 0 && sum < 8 * 200) {
+      f.Add(key);
+      ASSERT_EQ(CounterSum(f), sum + 4) << "op " << i;
+    } else if (f.Remove(key)) {
+      ASSERT_EQ(CounterSum(f) + 4, sum) << "op " << i << ": a counter went below zero";
+    } else {
+      ASSERT_EQ(CounterSum(f), sum) << "op " << i << ": a refused Remove changed counters";
+    }
+  }
+  EXPECT_EQ(f.saturated_counters(), 0U);
+}
+
+// The overflow scenario: one key added 20 times with 4-bit counters, then
+// removed 20 times, among other keys: no other key may become a false negative.
+TEST(CountingBloomFilterTest, SaturatedCountersNeverCauseFalseNegatives) {
+  CountingBloomFilter f = Make(2000, 0.01, 4);
+  constexpr std::uint64_t kOthers = 1500;
+  for (std::uint64_t i = 0; i < kOthers; ++i) f.Add(Key(kPresent, i));
+  const Key hot('h', 0);
+  for (int i = 0; i < 20; ++i) f.Add(hot);
+  // Its counters passed 15: at least its distinct positions saturated.
+  EXPECT_GE(f.saturated_counters(), 1U);
+  EXPECT_EQ(f.Count(hot), 15U) << "a saturated minimum reads as max_count()";
+  for (int i = 0; i < 20; ++i) EXPECT_TRUE(f.Remove(hot)) << "remove " << i;
+  std::uint64_t lost = 0;
+  for (std::uint64_t i = 0; i < kOthers; ++i) lost += f.MayContain(Key(kPresent, i)) ? 0U : 1U;
+  EXPECT_EQ(lost, 0U) << "overflow produced false negatives";
+  // Saturated counters stay put: the hot key still reads as present.
+  EXPECT_TRUE(f.MayContain(hot));
+  EXPECT_GE(f.saturated_counters(), 1U);
+  // Removing the others one by one still never loses a remaining one.
+  for (std::uint64_t i = 0; i < kOthers; i += 2) ASSERT_TRUE(f.Remove(Key(kPresent, i))) << i;
+  for (std::uint64_t i = 1; i < kOthers; i += 2) ASSERT_TRUE(f.MayContain(Key(kPresent, i))) << i;
+}
+
+TEST(CountingBloomFilterTest, EightBitCountersDoNotSaturateAtTwenty) {
+  CountingBloomFilter f = Make(2000, 0.01, 8);
+  const Key hot('h', 0);
+  for (int i = 0; i < 20; ++i) f.Add(hot);
+  EXPECT_EQ(f.saturated_counters(), 0U);
+  EXPECT_EQ(f.Count(hot), 20U);
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(f.Remove(hot));
+  EXPECT_FALSE(f.MayContain(hot));
+  EXPECT_EQ(f.CountNonZero(), 0U);
+}
+
+TEST(CountingBloomFilterTest, HashFormsMatchTheKeyForms) {
+  CountingBloomFilter f = Make(1000, 0.01);
+  for (std::uint64_t i = 0; i < 500; ++i) f.AddHash(SplitMix64(i));
+  for (std::uint64_t i = 0; i < 500; ++i) ASSERT_TRUE(f.MayContainHash(SplitMix64(i)));
+  for (std::uint64_t i = 0; i < 500; ++i) ASSERT_TRUE(f.RemoveHash(SplitMix64(i)));
+  EXPECT_EQ(f.CountNonZero(), 0U);
+  EXPECT_EQ(f.CountHashPair(bloomkit::HashKey("x")), f.Count("x"));
+}
+
+TEST(CountingBloomFilterTest, RoundTripKeepsSaturatedCounters) {
+  CountingBloomFilter f = Make(500, 0.01);
+  for (std::uint64_t i = 0; i < 300; ++i) f.Add(Key(kPresent, i));
+  for (int i = 0; i < 18; ++i) f.Add("hot");
+  ASSERT_GT(f.saturated_counters(), 0U);
+  for (const bool compress : {false, true}) {
+    const Bytes bytes = f.Serialize({.compress = compress});
+    EXPECT_EQ(LoadU64(bytes, layout::kParams + 8 * 3), f.saturated_counters());
+    auto loaded = CountingBloomFilter::Deserialize(bytes);
+    ASSERT_TRUE(loaded.ok()) << Describe(loaded);
+    EXPECT_TRUE(loaded.value() == f);
+    EXPECT_EQ(loaded->saturated_counters(), f.saturated_counters());
+    EXPECT_EQ(loaded->Serialize({.compress = compress}), bytes);
+  }
+}
+
+TEST(CountingBloomFilterTest, PayloadIsTheDocumentedNibbleLayout) {
+  // One counter set through the API shows up where docs/FORMAT.md says: counter i is
+  // nibble i % 2 (low first) of payload byte i / 2.
+  auto made = CountingBloomFilter::Create({.bloom = {.num_bits = 64, .num_hashes = 1}});
+  ASSERT_TRUE(made.ok());
+  CountingBloomFilter& f = made.value();
+  const bloomkit::HashPair h = bloomkit::HashKey("k");
+  const std::uint64_t pos = bloomkit::FastRange64(h.h1, 64);
+  for (int i = 0; i < 5; ++i) f.Add("k");
+  const Bytes bytes = f.Serialize();
+  const unsigned byte = std::to_integer<unsigned>(bytes[layout::kHeaderBytes + pos / 2]);
+  EXPECT_EQ((pos % 2 == 0 ? byte : byte >> 4) & 0xfU, 5U) << "counter " << pos;
+}
+
+TEST(CountingBloomFilterTest, CraftedPayloadsAreRejected) {
+  CountingBloomFilter f = Make(100, 0.01);
+  for (std::uint64_t i = 0; i < 20; ++i) f.Add(Key(kPresent, i));
+  const Bytes good = f.Serialize();
+  auto load = [](Bytes b) {
+    FixChecksum(b);
+    return CountingBloomFilter::Deserialize(b);
+  };
+  {
+    Bytes b = good;
+    StoreLE(b, layout::kParams + 8 * 3, 7);  // claims 7 saturated counters, payload has 0
+    auto r = load(b);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code(), ErrorCode::kParameterMismatch) << Describe(r);
+  }
+  {
+    Bytes b = good;
+    StoreLE(b, layout::kParams + 8 * 2, 5);  // 5-bit counters
+    auto r = load(b);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code(), ErrorCode::kParameterMismatch) << Describe(r);
+    EXPECT_NE(r.error().message().find('5'), std::string::npos);
+  }
+  {
+    Bytes b = good;
+    StoreLE(b, layout::kParams + 8 * 1, 65);  // 65 hashes
+    auto r = load(b);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code(), ErrorCode::kParameterMismatch) << Describe(r);
+  }
+  {
+    // A counter past num_counters (the last payload byte's high nibble, when unused).
+    Bytes b = good;
+    ASSERT_NE(f.num_counters() % 16, 0U) << "pick a capacity whose counters do not fill the last word";
+    b[b.size() - layout::kChecksumBytes - 1] |= std::byte{0xf0};
+    auto r = load(b);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code(), ErrorCode::kParameterMismatch) << Describe(r);
+  }
+}
+
+TEST(CountingBloomFilterTest, ClearResetsCountersAndSaturation) {
+  CountingBloomFilter f = Make(100, 0.01);
+  for (int i = 0; i < 20; ++i) f.Add("hot");
+  ASSERT_GT(f.saturated_counters(), 0U);
+  f.Clear();
+  EXPECT_EQ(f.saturated_counters(), 0U);
+  EXPECT_EQ(f.CountNonZero(), 0U);
+  EXPECT_EQ(f.count(), 0U);
+  EXPECT_FALSE(f.MayContain("hot"));
+}
+
+}  // namespace
+}  // namespace bloomkit_test

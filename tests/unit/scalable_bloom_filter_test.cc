@@ -1,0 +1,320 @@
+// ScalableBloomFilter: the stage schedule, the compound rate after growth, limits, the
+// non-scaling mode and the multi-stage serialized form.
+#include "bloomkit/scalable_bloom_filter.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "bloomkit/format.h"
+#include "contract/test_support.h"
+
+namespace bloomkit_test {
+namespace {
+
+using bloomkit::ErrorCode;
+using bloomkit::ScalableBloomFilter;
+using bloomkit::ScalableOptions;
+
+ScalableBloomFilter Make(const ScalableOptions& options) {
+  auto f = ScalableBloomFilter::Create(options);
+  EXPECT_TRUE(f.ok()) << Describe(f);
+  return std::move(f).value();
+}
+
+// Adds keys [0, n) of `tag`; every AddIfAbsent must succeed.
+void AddKeys(ScalableBloomFilter& f, char tag, std::uint64_t n) {
+  for (std::uint64_t i = 0; i < n; ++i) {
+    auto r = f.AddIfAbsent(Key(tag, i));
+    ASSERT_TRUE(r.ok()) << "key " << i << ": " << Describe(r);
+  }
+}
+
+double MeasureFpRate(const ScalableBloomFilter& f, std::uint64_t queries) {
+  std::uint64_t positives = 0;
+  for (std::uint64_t i = 0; i < queries; ++i) positives += f.MayContain(Key(kAbsent, i)) ? 1U : 0U;
+  return static_cast<double>(positives) / static_cast<double>(queries);
+}
+
+TEST(ScalableBloomFilterTest, RejectsBadOptionsNamingTheValue) {
+  struct Case {
+    ScalableOptions options;
+    std::string value;
+  };
+  const Case cases[] = {
+      {{.initial_capacity = 0}, "0"}, {{.fp_rate = 1.5}, "1.5"},  {{.growth = 0}, "0"},
+      {{.tightening = 1.0}, "1"},     {{.tightening = 0.0}, "0"}, {{.max_stages = 0}, "0"},
+      {{.max_stages = 5000}, "5000"},
+  };
+  for (const Case& c : cases) {
+    auto f = ScalableBloomFilter::Create(c.options);
+    ASSERT_FALSE(f.ok()) << "accepted a bad option (" << c.value << ")";
+    EXPECT_EQ(f.error().code(), ErrorCode::kInvalidArgument) << Describe(f);
+    EXPECT_NE(f.error().message().find(c.value), std::string::npos) << f.error().message();
+  }
+}
+
+TEST(ScalableBloomFilterTest, StagesFollowTheSchedule) {
+  const ScalableOptions options{.initial_capacity = 1000, .fp_rate = 0.01, .growth = 3, .tightening = 0.8};
+  ScalableBloomFilter f = Make(options);
+  AddKeys(f, kPresent, 20'000);  // 1000 + 3000 + 9000 < 20000 <= + 27000: four stages
+  ASSERT_EQ(f.num_stages(), 4U);
+  const auto stages = f.Stages();
+  double p = 0.01 * (1.0 - 0.8);
+  std::uint64_t n = 1000;
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    SCOPED_TRACE(testing::Message() << "stage " << i);
+    EXPECT_EQ(stages[i].capacity, n);
+    EXPECT_NEAR(stages[i].fp_rate, p, p * 1e-12);
+    EXPECT_LE(stages[i].count, stages[i].capacity);
+    // Each stage is a classic filter sized for its own capacity and rate.
+    const double bits = std::ceil(-static_cast<double>(n) * std::log(p) / (std::log(2.0) * std::log(2.0)));
+    EXPECT_EQ(stages[i].num_bits, static_cast<std::uint64_t>(bits));
+    EXPECT_EQ(stages[i].memory_bytes, (stages[i].num_bits + 63) / 64 * 8);
+    auto target = ScalableBloomFilter::StageTarget(options, static_cast<std::uint32_t>(i));
+    ASSERT_TRUE(target.ok());
+    EXPECT_EQ(target->capacity, n);
+    total += stages[i].count;
+    n *= 3;
+    p *= 0.8;
+  }
+  // Full stages hold their capacity minus the keys they (falsely) reported as present.
+  EXPECT_EQ(total, f.count());
+  EXPECT_GE(stages[0].count, 990U);
+  EXPECT_EQ(f.capacity(), 1000U + 3000 + 9000 + 27000);
+  EXPECT_LT(f.ExpectedFpRate(), 0.01);
+}
+
+// The bound: after 10x and 100x the initial capacity the measured rate of the
+// whole chain is still below the target p. With s = 2, r = 0.5 the stage targets sum
+// to p (1 - 2^-stages): at 100x (7 stages) 0.992 p, so the query count is chosen to
+// make the binomial noise small against the margin: 2.5 * 10^6 queries at p = 1% give
+// a standard deviation of 0.6% of p.
+TEST(ScalableBloomFilterTest, CompoundRateStaysBelowTargetAfterGrowth) {
+  constexpr double kP = 0.01;
+  for (const std::uint64_t factor : {10U, 100U}) {
+    SCOPED_TRACE(testing::Message() << factor << "x the initial capacity");
+    ScalableBloomFilter f = Make({.initial_capacity = 1000, .fp_rate = kP});
+    AddKeys(f, kPresent, 1000 * factor);
+    EXPECT_GT(f.num_stages(), 1U);
+    for (std::uint64_t i = 0; i < 1000 * factor; ++i) ASSERT_TRUE(f.MayContain(Key(kPresent, i))) << i;
+    const double measured = MeasureFpRate(f, 2'500'000);
+    EXPECT_LT(measured, kP) << f.num_stages() << " stages";
+    EXPECT_LT(f.EstimatedFpRate(), kP);
+    EXPECT_LT(f.ExpectedFpRate(), kP);
+    std::printf("scalable %llux: %zu stages, measured FPR %.5f, estimated %.5f, bound %.5f, %.2f bits/key\n",
+                static_cast<unsigned long long>(factor), f.num_stages(), measured, f.EstimatedFpRate(),
+                f.ExpectedFpRate(), 8.0 * static_cast<double>(f.memory_bytes()) / static_cast<double>(f.count()));
+  }
+}
+
+TEST(ScalableBloomFilterTest, AddIfAbsentNeverReAddsAKeyAnyStageReports) {
+  ScalableBloomFilter f = Make({.initial_capacity = 100, .fp_rate = 0.01});
+  AddKeys(f, kPresent, 1000);
+  const std::uint64_t count = f.count();
+  const Bytes before = f.Serialize();
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    auto r = f.AddIfAbsent(Key(kPresent, i));
+    ASSERT_TRUE(r.ok());
+    ASSERT_FALSE(r.value()) << "key " << i << " added twice";
+  }
+  EXPECT_EQ(f.count(), count);
+  EXPECT_EQ(f.Serialize(), before);
+}
+
+TEST(ScalableBloomFilterTest, NonScalingFilterReportsFullForNewKeysOnly) {
+  ScalableBloomFilter f = Make({.initial_capacity = 500, .fp_rate = 0.01, .scaling = false});
+  EXPECT_DOUBLE_EQ(f.Stages()[0].fp_rate, 0.01) << "a single stage needs no tightening";
+  std::uint64_t i = 0;
+  bloomkit::Result<bool> r = true;
+  for (; i < 10'000; ++i) {
+    r = f.AddIfAbsent(Key(kPresent, i));
+    if (!r.ok()) break;
+  }
+  ASSERT_FALSE(r.ok()) << "never became full";
+  EXPECT_EQ(r.error().code(), ErrorCode::kFull);
+  EXPECT_EQ(r.error().message(), "non scaling filter is full");
+  EXPECT_EQ(f.count(), 500U);
+  EXPECT_EQ(f.num_stages(), 1U);
+  // A key that is already in is not an error at capacity.
+  auto again = f.AddIfAbsent(Key(kPresent, 0));
+  ASSERT_TRUE(again.ok()) << Describe(again);
+  EXPECT_FALSE(again.value());
+  for (std::uint64_t j = 0; j < i; ++j) ASSERT_TRUE(f.MayContain(Key(kPresent, j)));
+}
+
+TEST(ScalableBloomFilterTest, StageAndMemoryLimitsAreErrorsNotAllocations) {
+  {
+    ScalableBloomFilter f = Make({.initial_capacity = 100, .fp_rate = 0.01, .max_stages = 3});
+    bloomkit::Result<bool> r = true;
+    std::uint64_t i = 0;
+    for (; i < 10'000 && r.ok(); ++i) r = f.AddIfAbsent(Key(kPresent, i));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code(), ErrorCode::kTooLarge);
+    EXPECT_NE(r.error().message().find("max_stages"), std::string::npos) << r.error().message();
+    EXPECT_EQ(f.num_stages(), 3U);
+    for (std::uint64_t j = 0; j + 1 < i; ++j) ASSERT_TRUE(f.MayContain(Key(kPresent, j))) << j;
+  }
+  {
+    ScalableBloomFilter f = Make({.initial_capacity = 1000, .fp_rate = 0.01, .max_memory_bytes = 10'000});
+    bloomkit::Result<bool> r = true;
+    for (std::uint64_t i = 0; i < 100'000 && r.ok(); ++i) r = f.AddIfAbsent(Key(kPresent, i));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code(), ErrorCode::kTooLarge);
+    EXPECT_LE(f.memory_bytes(), 10'000U);
+  }
+  {
+    auto f = ScalableBloomFilter::Create({.initial_capacity = 1'000'000, .max_memory_bytes = 1000});
+    ASSERT_FALSE(f.ok());
+    EXPECT_EQ(f.error().code(), ErrorCode::kTooLarge);
+  }
+}
+
+TEST(ScalableBloomFilterTest, ClearKeepsOneEmptyStage) {
+  ScalableBloomFilter f = Make({.initial_capacity = 100, .fp_rate = 0.01});
+  AddKeys(f, kPresent, 1000);
+  ASSERT_GT(f.num_stages(), 1U);
+  f.Clear();
+  EXPECT_EQ(f.num_stages(), 1U);
+  EXPECT_EQ(f.count(), 0U);
+  EXPECT_FALSE(f.MayContain(Key(kPresent, 1)));
+}
+
+TEST(ScalableBloomFilterTest, MergeNeedsTheSameStages) {
+  ScalableBloomFilter a = Make({.initial_capacity = 100, .fp_rate = 0.01});
+  ScalableBloomFilter b = Make({.initial_capacity = 100, .fp_rate = 0.01});
+  AddKeys(a, 'A', 250);  // 100 + 200: two stages
+  AddKeys(b, 'B', 50);   // one stage
+  auto st = a.Merge(b);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code(), ErrorCode::kIncompatible);
+  AddKeys(b, 'B', 250);
+  ASSERT_EQ(a.num_stages(), b.num_stages());
+  ASSERT_TRUE(a.Merge(b).ok());
+  for (std::uint64_t i = 0; i < 250; ++i) {
+    ASSERT_TRUE(a.MayContain(Key('A', i)));
+    ASSERT_TRUE(a.MayContain(Key('B', i)));
+  }
+}
+
+ScalableBloomFilter ThreeStages() {
+  ScalableBloomFilter f = Make({.initial_capacity = 40, .fp_rate = 0.05});
+  AddKeys(f, kPresent, 200);  // 40 + 80 + 160
+  EXPECT_EQ(f.num_stages(), 3U);
+  return f;
+}
+
+TEST(ScalableBloomFilterTest, MultiStageRoundTripIsBitExactAndAligned) {
+  const ScalableBloomFilter f = ThreeStages();
+  for (const bool compress : {false, true}) {
+    const Bytes bytes = f.Serialize({.compress = compress});
+    auto loaded = ScalableBloomFilter::Deserialize(bytes);
+    ASSERT_TRUE(loaded.ok()) << Describe(loaded);
+    EXPECT_TRUE(loaded.value() == f);
+    EXPECT_EQ(loaded->Serialize({.compress = compress}), bytes);
+    for (std::uint64_t i = 0; i < 200; ++i) ASSERT_TRUE(loaded->MayContain(Key(kPresent, i)));
+  }
+  // Each stage is a classic-filter file at a 64-byte boundary of the payload.
+  const Bytes raw = f.Serialize();
+  EXPECT_EQ(LoadU64(raw, layout::kParams), 3U);
+  std::size_t offset = layout::kHeaderBytes;
+  for (int stage = 0; stage < 3; ++stage) {
+    SCOPED_TRACE(testing::Message() << "stage " << stage);
+    ASSERT_EQ((offset - layout::kHeaderBytes) % 64, 0U);
+    for (std::size_t i = 0; i < bloomkit::kFileMagic.size(); ++i) {
+      ASSERT_EQ(std::to_integer<unsigned>(raw[offset + i]), bloomkit::kFileMagic[i]);
+    }
+    EXPECT_EQ(LoadU16(raw, offset + layout::kKind), static_cast<std::uint16_t>(bloomkit::FilterKind::kClassic));
+    const std::size_t length = layout::kHeaderBytes + LoadU64(raw, offset + layout::kStoredBytes) + 8;
+    offset += (length + 63) / 64 * 64;
+  }
+  EXPECT_EQ(offset, raw.size() - layout::kChecksumBytes);
+}
+
+TEST(ScalableBloomFilterTest, EveryCorruptionOfAMultiStageFileIsRejected) {
+  const Bytes bytes = ThreeStages().Serialize();
+  for (std::size_t length = 0; length < bytes.size(); ++length) {
+    auto r = ScalableBloomFilter::Deserialize(std::span<const std::byte>(bytes.data(), length));
+    ASSERT_FALSE(r.ok()) << "truncated to " << length;
+  }
+  for (std::size_t offset = 0; offset < bytes.size(); ++offset) {
+    Bytes bad = bytes;
+    bad[offset] ^= std::byte{0x01};
+    ASSERT_FALSE(ScalableBloomFilter::Deserialize(bad).ok()) << "byte " << offset << " flipped";
+    // The same flip with the outer checksum repaired reaches the stage checks. It must
+    // be rejected, or (a parameter changed within what the others allow, e.g. the
+    // last bit of the tightening ratio) describe a consistent filter: one that writes
+    // back exactly these bytes.
+    FixChecksum(bad);
+    auto r = ScalableBloomFilter::Deserialize(bad);
+    if (r.ok()) {
+      EXPECT_EQ(r->Serialize(), bad) << "byte " << offset << " flipped, checksum repaired: accepted";
+    }
+  }
+}
+
+TEST(ScalableBloomFilterTest, CraftedStagesGetParameterErrors) {
+  const Bytes good = ThreeStages().Serialize();
+  auto load = [](Bytes b) {
+    FixChecksum(b);
+    return ScalableBloomFilter::Deserialize(b);
+  };
+  struct Edit {
+    std::string what;
+    std::size_t slot;
+    std::uint64_t value;
+    ErrorCode code;
+  };
+  const Edit edits[] = {
+      {"initial capacity 41", 1, 41, ErrorCode::kParameterMismatch},  // stage capacities disagree
+      {"growth 3", 2, 3, ErrorCode::kParameterMismatch},
+      {"tightening NaN", 3, 0x7ff8000000000000ULL, ErrorCode::kParameterMismatch},
+      {"unknown flag", 4, 3, ErrorCode::kReservedNonZero},
+      {"non-scaling with 3 stages", 4, 0, ErrorCode::kParameterMismatch},
+      {"max_stages 2 < 3 stages", 5, 2, ErrorCode::kParameterMismatch},
+      {"4 stages", 0, 4, ErrorCode::kParameterMismatch},
+  };
+  for (const Edit& e : edits) {
+    Bytes b = good;
+    StoreLE(b, layout::kParams + 8 * e.slot, e.value);
+    auto r = load(b);
+    ASSERT_FALSE(r.ok()) << e.what << " accepted";
+    EXPECT_EQ(r.error().code(), e.code) << e.what << ": " << Describe(r);
+  }
+  {
+    Bytes b = good;  // a non-zero padding byte after the first stage
+    const std::size_t stage0 = layout::kHeaderBytes + LoadU64(b, layout::kHeaderBytes + layout::kStoredBytes) + 8;
+    ASSERT_NE(stage0 % 64, 0U);
+    b[layout::kHeaderBytes + stage0] = std::byte{1};
+    auto r = load(b);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code(), ErrorCode::kReservedNonZero) << Describe(r);
+  }
+  {
+    Bytes b = good;  // header count differs from the stages' counts
+    StoreLE(b, layout::kCount, LoadU64(b, layout::kCount) + 1);
+    auto r = load(b);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code(), ErrorCode::kParameterMismatch) << Describe(r);
+  }
+}
+
+TEST(ScalableBloomFilterTest, LoadedFilterGrowsWithinTheLoadLimit) {
+  const Bytes bytes = ThreeStages().Serialize();
+  // The payload (stage files and padding) is 832 bytes, the stages' words 352.
+  auto loaded = ScalableBloomFilter::Deserialize(bytes, {.max_memory_bytes = 1000});
+  ASSERT_TRUE(loaded.ok()) << Describe(loaded);
+  EXPECT_EQ(loaded->options().max_memory_bytes, 1000U);
+  bloomkit::Result<bool> r = true;
+  for (std::uint64_t i = 0; i < 10'000 && r.ok(); ++i) r = loaded->AddIfAbsent(Key('n', i));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), ErrorCode::kTooLarge);
+  EXPECT_GT(loaded->num_stages(), 3U) << "no room was left to grow";
+  EXPECT_LE(loaded->memory_bytes(), 1000U);
+}
+
+}  // namespace
+}  // namespace bloomkit_test
