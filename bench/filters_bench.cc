@@ -42,6 +42,7 @@ constexpr std::uint64_t kMaxQueries = std::uint64_t{1} << 20;
 constexpr std::size_t kBatchKeys = 1024;
 
 struct Dataset {
+  std::uint64_t generation = 0;  // distinct for every dataset built in this process
   KeyShape shape = KeyShape::k8;
   std::uint64_t n = 0;
   KeySet present;  // n keys, all inserted
@@ -56,9 +57,11 @@ struct Dataset {
 // a 10^8 key set is built once and freed before the next.
 Dataset& GetDataset(KeyShape shape, std::uint64_t n) {
   static std::unique_ptr<Dataset> current;
+  static std::uint64_t generations = 0;
   if (!current || current->shape != shape || current->n != n) {
     current.reset();
     auto d = std::make_unique<Dataset>();
+    d->generation = ++generations;
     d->shape = shape;
     d->n = n;
     d->present = MakeKeys(shape, 0, n);
@@ -90,9 +93,8 @@ struct Built {
 template <typename Filter, bool kHashes>
 Built<Filter>& GetBuilt(const Dataset& d) {
   static std::unique_ptr<Built<Filter>> built;
-  static const Dataset* built_for = nullptr;
-  static std::uint64_t built_n = 0;
-  if (!built || built_for != &d || built_n != d.n) {
+  static std::uint64_t built_for = 0;  // Dataset::generation
+  if (!built || built_for != d.generation) {
     built.reset();
     auto b = std::make_unique<Built<Filter>>(Built<Filter>{NewFilter<Filter>(d.n), 0});
     std::uint64_t hits = 0;
@@ -105,8 +107,7 @@ Built<Filter>& GetBuilt(const Dataset& d) {
     }
     b->measured_fpr = static_cast<double>(hits) / static_cast<double>(d.num_queries());
     built = std::move(b);
-    built_for = &d;
-    built_n = d.n;
+    built_for = d.generation;
   }
   return *built;
 }
@@ -117,7 +118,7 @@ void SetCounters(benchmark::State& state, const Filter& filter, std::uint64_t n,
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) *
                           static_cast<std::int64_t>(keys_per_iteration));
   state.counters["ns/key"] =
-      benchmark::Counter(static_cast<double>(keys_per_iteration) * 1e-9,
+      benchmark::Counter(static_cast<double>(keys_per_iteration),
                          benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
   state.counters["bits/key"] = static_cast<double>(filter.num_bits()) / static_cast<double>(n);
   state.counters["FPR%"] = 100 * measured_fpr;
