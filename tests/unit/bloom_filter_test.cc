@@ -167,6 +167,21 @@ TEST(BloomFilterHashingTest, KnownPositions) {
   }
 }
 
+// The "+ i + 1" increments of enhanced double hashing move x by at most k(k+1)/2, far
+// less than the 2^64/m between positions, so random keys cannot pin them. A hash pair
+// just below the 64-bit wrap with h2 = 0 can: x = 2^64-3, 2^64-3, 2^64-2, then wraps
+// to 1, giving positions 999, 999, 999, 0 for m = 1000. Without the increments (or with
+// y += i) all four would be 999.
+TEST(BloomFilterHashingTest, ProbeIncrementsArePinned) {
+  auto f = MakeFilter({.num_bits = 1000, .num_hashes = 4});
+  const HashPair pair{~std::uint64_t{0} - 2, 0};
+  f.AddHashPair(pair);
+  EXPECT_EQ(f.CountSetBits(), 2U);
+  EXPECT_TRUE(BitSet(f, 999));
+  EXPECT_TRUE(BitSet(f, 0));
+  EXPECT_TRUE(f.MayContainHashPair(pair));
+}
+
 // Every key's bits are where the documented probe sequence puts them.
 TEST(BloomFilterHashingTest, MatchesTheDocumentedProbeSequence) {
   for (const std::uint32_t k : {1U, 2U, 7U, 13U, 64U}) {
