@@ -1,0 +1,68 @@
+// bloomkit add FILE [INPUT...]: adds keys and saves the filter atomically. A failed run
+// (unreadable input, full filter) leaves FILE exactly as it was.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "filter_file.h"
+#include "key_reader.h"
+#include "numbers.h"
+#include "output.h"
+#include "progress.h"
+
+namespace bloomkit::cli {
+namespace {
+
+struct AddOptions {
+  std::string file;
+  KeyInputOptions input;
+};
+
+int RunAdd(const AddOptions& o, const GlobalOptions& global) {
+  LoadedFilter loaded = LoadFilter(o.file, global);
+  KeyReader reader(o.input.inputs, o.input.format());
+  Progress progress(o.file, reader.total_bytes(), !o.input.no_progress);
+  std::vector<std::string_view> keys;
+  std::uint64_t added = 0;
+  while (reader.NextBatch(keys)) {
+    for (std::string_view key : keys) {
+      const bool is_new = Take(loaded.filter.Add(key), o.file, kExitData);
+      added += is_new ? 1 : 0;
+    }
+    progress.Update(reader.keys_read(), reader.bytes_read());
+  }
+  progress.Finish();
+  const std::uint64_t read = reader.keys_read();
+  if (read > 0) SaveFilter(o.file, loaded.filter, (loaded.header.flags & kFlagZstdPayload) != 0);
+  const FilterSummary s = loaded.filter.Summary();
+  Output out;
+  out.Append(fmt::format("{}: read {} keys, {} new, {} already present; count {} of capacity {}\n", o.file,
+                         GroupThousands(read), GroupThousands(added), GroupThousands(read - added),
+                         GroupThousands(s.count), GroupThousands(s.capacity)));
+  out.Flush();
+  WarnIfOverfull(o.file, s);
+  return kExitOk;
+}
+
+}  // namespace
+
+Command AddAddCommand(CLI::App& parent, const GlobalOptions& global) {
+  auto o = std::make_shared<AddOptions>();
+  CLI::App* app = parent.add_subcommand("add", "add keys to FILE (saved atomically)");
+  app->add_option("FILE", o->file, "the filter file")->required();
+  AddKeyInputOptions(*app, o->input);
+  app->footer(R"(
+Prints how many keys were read and how many were new. Counting and cuckoo filters
+store one copy per add, so removing a key you added is always safe.
+
+Examples:
+  bloomkit add seen.bf urls.txt more-urls.txt
+  find . -print0 | bloomkit add files.bf --null)");
+  return {app, [o, &global] { return RunAdd(*o, global); }};
+}
+
+}  // namespace bloomkit::cli

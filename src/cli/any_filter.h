@@ -1,0 +1,121 @@
+// AnyFilter: one handle over every filter kind, for the CLI edge only.
+//
+// The core keeps each filter a concrete type with no virtual calls per key; the CLI
+// needs to open a file without knowing its kind, so it holds a std::variant and
+// dispatches once per batch of keys. Adding a kind to the tool is one place: the
+// FilterVariant alternatives below plus its CreateAs() overload in any_filter.cc.
+// Kinds whose core sources are not compiled into this build (BLOOMKIT_CLI_HAVE_*, set
+// by src/cli/CMakeLists.txt) are left out and report "not available in this build".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "bloomkit/blocked_bloom_filter.h"
+#include "bloomkit/bloom_filter.h"
+#include "bloomkit/format.h"
+#include "bloomkit/options.h"
+#include "bloomkit/result.h"
+#include "bloomkit/scalable_bloom_filter.h"
+#if BLOOMKIT_CLI_HAVE_COUNTING
+#include "bloomkit/counting_bloom_filter.h"
+#endif
+#if BLOOMKIT_CLI_HAVE_CUCKOO
+#include "bloomkit/cuckoo_filter.h"
+#endif
+
+namespace bloomkit::cli {
+
+using FilterVariant = std::variant<BloomFilter, BlockedBloomFilter
+#if BLOOMKIT_CLI_HAVE_COUNTING
+                                   ,
+                                   CountingBloomFilter
+#endif
+#if BLOOMKIT_CLI_HAVE_SCALABLE
+                                   ,
+                                   ScalableBloomFilter
+#endif
+#if BLOOMKIT_CLI_HAVE_CUCKOO
+                                   ,
+                                   CuckooFilter
+#endif
+                                   >;
+
+// True if this build can create and read filters of `kind`.
+bool KindAvailable(FilterKind kind) noexcept;
+// "classic, blocked, ..." : the kinds of this build.
+std::string AvailableKinds();
+// Parses --kind: unknown names and kinds missing from this build are usage errors.
+Result<FilterKind> ParseAvailableKind(std::string_view name);
+
+// What `bloomkit create` asks for. Kind-specific fields are ignored by other kinds.
+struct CreateSpec {
+  FilterKind kind = FilterKind::kClassic;
+  std::uint64_t capacity = 0;
+  double fp_rate = 0.01;
+  std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes;
+  std::uint32_t growth = 2;       // scalable: each stage this many times the last
+  std::uint32_t bucket_size = 4;  // cuckoo
+  std::uint32_t expansion = 1;    // cuckoo: 0 = never grow
+};
+
+// Everything `bloomkit info` shows, for any kind.
+struct FilterSummary {
+  FilterKind kind = FilterKind::kClassic;
+  std::uint64_t num_bits = 0;    // bits of filter state (all stages / sub-filters)
+  std::uint32_t num_hashes = 0;  // probes per key (scalable: of the newest stage)
+  std::uint64_t capacity = 0;
+  std::uint64_t count = 0;
+  std::uint64_t estimated_count = 0;
+  double fill_ratio = 0;         // set bits / bits; cuckoo: occupied slots / slots
+  double fp_rate = 0;            // the target the filter was created with
+  double expected_fp_rate = 0;   // the formula's rate at capacity
+  double estimated_fp_rate = 0;  // the rate now, from the fill
+  std::uint64_t memory_bytes = 0;
+  bool can_remove = false;
+  std::vector<StageInfo> stages;  // scalable only
+  // Cuckoo only (0 otherwise).
+  std::uint32_t bucket_size = 0;
+  std::uint32_t fingerprint_bits = 0;
+  std::uint64_t num_buckets = 0;
+  std::uint64_t num_filters = 0;
+  std::uint64_t num_deletes = 0;
+};
+
+class AnyFilter {
+ public:
+  static Result<AnyFilter> Create(const CreateSpec& spec);
+  // Validates the bytes (InspectBytes), then parses them as the kind they hold.
+  static Result<AnyFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
+  [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+
+  [[nodiscard]] FilterKind kind() const noexcept;
+  [[nodiscard]] bool CanRemove() const noexcept;
+
+  // Adds the key; true if it was not present before. Bloom kinds add only absent keys;
+  // counting and cuckoo filters always add a copy (so a later remove of the same key
+  // is safe) and report whether it looked new. Errors: a full filter that cannot grow.
+  Result<bool> Add(std::string_view key);
+  // Test-and-add for every kind: adds the key only if it may not be present yet; true
+  // if it was added (what dedup prints).
+  Result<bool> AddIfAbsent(std::string_view key);
+  // out[i] = may keys[i] be present; returns how many may be.
+  std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const;
+  // Removes one copy of the key: true if found. kUnsupported for kinds without removal.
+  Result<bool> Remove(std::string_view key);
+  // Union with a filter of the same kind and parameters (kIncompatible otherwise).
+  Status Merge(const AnyFilter& other);
+
+  [[nodiscard]] FilterSummary Summary() const;
+
+ private:
+  explicit AnyFilter(FilterVariant filter) : filter_(std::move(filter)) {}
+  FilterVariant filter_;
+};
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,74 @@
+// Filter files and the error plumbing of the CLI (filter_file.h, cli.h).
+#include "filter_file.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+
+#include "numbers.h"
+
+namespace bloomkit::cli {
+
+int ExitCodeFor(ErrorCode code) noexcept {
+  switch (code) {
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kTooLarge:
+    case ErrorCode::kUnsupported: return kExitUsage;
+    default: return kExitData;
+  }
+}
+
+void Check(const Status& status, std::string_view context) {
+  if (status.ok()) return;
+  Check(status, context, ExitCodeFor(status.error().code()));
+}
+
+void Check(const Status& status, std::string_view context, int exit_code) {
+  if (status.ok()) return;
+  if (context.empty()) Fail(exit_code, status.error().message());
+  Fail(exit_code, fmt::format("{}: {}", context, status.error().message()));
+}
+
+std::uint64_t GlobalOptions::MaxMemoryBytes() const {
+  return Take(ParseByteSize(max_memory, "--max-memory"), "");
+}
+
+LoadedFilter LoadFilter(const std::string& path, const GlobalOptions& global) {
+  const std::uint64_t limit = global.MaxMemoryBytes();
+  // Everything wrong with an existing file is a data error, including "too large".
+  auto bytes = Take(ReadFileBytes(path, limit), path, kExitData);
+  auto header = Take(InspectBytes(bytes), path, kExitData);
+  auto filter = AnyFilter::Deserialize(bytes, LoadOptions{.max_memory_bytes = limit});
+  if (!filter.ok()) {
+    const ErrorCode code = filter.error().code();
+    Check(Status(std::move(filter).error()), path, code == ErrorCode::kUnsupported ? kExitUsage : kExitData);
+  }
+  return LoadedFilter{std::move(filter).value(), header, bytes.size()};
+}
+
+void SaveFilter(const std::string& path, const AnyFilter& filter, bool compress) {
+  const std::vector<std::byte> bytes = filter.Serialize(SaveOptions{.compress = compress});
+  Check(WriteFileAtomically(path, bytes), path, kExitData);
+}
+
+bool PathExists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+void CheckOverwrite(const std::string& path, bool force) {
+  if (!force && PathExists(path)) Fail(kExitUsage, fmt::format("{}: file exists (use --force to overwrite it)", path));
+}
+
+void WarnIfOverfull(const std::string& path, const FilterSummary& summary) {
+  if (summary.fp_rate > 0 && summary.estimated_fp_rate > 2.0 * summary.fp_rate) {
+    std::fprintf(stderr,
+                 "bloomkit: warning: %s: filter is overfull: estimated false-positive rate %s is above twice its "
+                 "target %s (%s keys for a capacity of %s)\n",
+                 path.c_str(), Percent(summary.estimated_fp_rate).c_str(), Percent(summary.fp_rate).c_str(),
+                 GroupThousands(summary.estimated_count).c_str(), GroupThousands(summary.capacity).c_str());
+  }
+}
+
+}  // namespace bloomkit::cli

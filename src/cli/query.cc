@@ -1,0 +1,74 @@
+// bloomkit query FILE [INPUT...]: whether each key may be present. Exit status as
+// grep: 0 if at least one key may be present, 1 if none.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "filter_file.h"
+#include "key_reader.h"
+#include "output.h"
+#include "progress.h"
+
+namespace bloomkit::cli {
+namespace {
+
+struct QueryOptions {
+  std::string file;
+  std::string print = "both";
+  KeyInputOptions input;
+};
+
+int RunQuery(const QueryOptions& o, const GlobalOptions& global) {
+  const LoadedFilter loaded = LoadFilter(o.file, global);
+  KeyReader reader(o.input.inputs, o.input.format());
+  Progress progress(o.file, reader.total_bytes(), !o.input.no_progress);
+  const bool show_present = o.print != "absent";
+  const bool show_absent = o.print != "present";
+  const bool tagged = o.print == "both";
+  const char end = o.input.format().separator;
+  Output out;
+  std::vector<std::string_view> keys;
+  std::unique_ptr<bool[]> found(new bool[KeyReader::kMaxBatchKeys]);
+  std::uint64_t present = 0;
+  while (reader.NextBatch(keys)) {
+    const std::span<bool> result(found.get(), keys.size());
+    present += loaded.filter.MayContainBatch(keys, result);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (result[i] ? !show_present : !show_absent) continue;
+      out.Append(keys[i]);
+      if (tagged) out.Append(result[i] ? "\tmaybe" : "\tno");
+      out.Append(end);
+    }
+    progress.Update(reader.keys_read(), reader.bytes_read());
+  }
+  progress.Finish();
+  out.Flush();
+  return present > 0 ? kExitOk : kExitNoneFound;
+}
+
+}  // namespace
+
+Command AddQueryCommand(CLI::App& parent, const GlobalOptions& global) {
+  auto o = std::make_shared<QueryOptions>();
+  CLI::App* app = parent.add_subcommand("query", "tell for each key whether it may be in FILE");
+  app->add_option("FILE", o->file, "the filter file")->required();
+  AddKeyInputOptions(*app, o->input);
+  app->add_option("--print", o->print,
+                  "both (default): key<TAB>maybe or key<TAB>no; present: only keys that may be present; "
+                  "absent: only keys that are certainly absent")
+      ->check(CLI::IsMember({"both", "present", "absent"}));
+  app->footer(R"(
+Exit status: 0 if at least one key may be present, 1 if none, 2/3 on errors.
+
+Examples:
+  echo user:42 | bloomkit query users.bf
+  bloomkit query seen.bf --print absent < urls.txt     # only URLs not seen yet
+  bloomkit query blocked.bf ips.txt --print present | wc -l)");
+  return {app, [o, &global] { return RunQuery(*o, global); }};
+}
+
+}  // namespace bloomkit::cli
