@@ -1,18 +1,42 @@
-// Writes the seed corpora of the fuzz targets: small valid filters of each kind, raw
-// and compressed, empty and filled. Run from the repository root:
-//   build/release/tests/fuzz/fuzz_make_corpus tests/fuzz/corpus
+// Writes the seed corpora of the fuzz targets: valid inputs of every parser.
+//   filters (classic, blocked, counting, scalable, cuckoo): small valid files of each
+//     kind, raw and compressed, empty and filled;
+//   loadchunk, rdb: the module's dumps of small BF, CF and CBF filters, in chunks and as
+//     rdb values (ready, and loading half way);
+//   redis_args, cli_numbers, cli_keys: valid command arguments, numbers and key files.
+// Run from the repository root (the output is deterministic, so a re-run changes no
+// file unless a format changed):
+//   build/<preset>/tests/fuzz/fuzz_make_corpus tests/fuzz/corpus
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "dump.h"
 #include "fuzz_filters.h"
+#include "fuzz_input.h"
 
 namespace {
 
+namespace fs = std::filesystem;
+using bloomkit_fuzz::FuzzInputWriter;
+
+int WriteBytes(const fs::path& path, std::string_view bytes) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) {
+    std::fprintf(stderr, "%s: write failed\n", path.c_str());
+    return 1;
+  }
+  return 0;
+}
+
 template <typename Filter>
-int Write(const std::filesystem::path& dir, const std::string& name, const Filter& filter) {
-  std::filesystem::create_directories(dir);
+int Write(const fs::path& dir, const std::string& name, const Filter& filter) {
+  fs::create_directories(dir);
   int failures = 0;
   for (const bool compress : {false, true}) {
     const auto path = dir / (name + (compress ? ".zst.bf" : ".bf"));
@@ -26,7 +50,7 @@ int Write(const std::filesystem::path& dir, const std::string& name, const Filte
 }
 
 template <typename Filter>
-int WriteBloomKind(const std::filesystem::path& dir) {
+int WriteBloomKind(const fs::path& dir) {
   int failures = 0;
   for (const std::uint64_t keys : {std::uint64_t{0}, std::uint64_t{5}, std::uint64_t{40}}) {
     auto filter = Filter::Create({.num_bits = 1000, .num_hashes = 3});
@@ -40,6 +64,144 @@ int WriteBloomKind(const std::filesystem::path& dir) {
   return failures + Write(dir, "n50_p1pct_full", sized.value());
 }
 
+// Small filters of the three kinds the module stores, some filled past one stage or
+// sub-filter so that multi-part payloads are seeded too.
+std::vector<std::pair<std::string, bloomkit::CountingBloomFilter>> CountingSamples() {
+  std::vector<std::pair<std::string, bloomkit::CountingBloomFilter>> out;
+  for (const std::uint32_t bits : {4U, 8U}) {
+    auto f = bloomkit::CountingBloomFilter::Create({.bloom = {.num_bits = 200, .num_hashes = 3}, .counter_bits = bits});
+    if (!f.ok()) continue;
+    for (int i = 0; i < 30; ++i) f->Add("key:" + std::to_string(i % 20));
+    out.emplace_back("m200_k3_c" + std::to_string(bits), std::move(f).value());
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, bloomkit::ScalableBloomFilter>> ScalableSamples() {
+  std::vector<std::pair<std::string, bloomkit::ScalableBloomFilter>> out;
+  for (const int keys : {0, 10, 60}) {
+    auto f = bloomkit::ScalableBloomFilter::Create({.initial_capacity = 16, .fp_rate = 0.01});
+    if (!f.ok()) continue;
+    for (int i = 0; i < keys; ++i) bloomkit::IgnoreError(f->AddIfAbsent("key:" + std::to_string(i)));
+    out.emplace_back("n16_p1pct_keys" + std::to_string(keys), std::move(f).value());
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, bloomkit::CuckooFilter>> CuckooSamples() {
+  std::vector<std::pair<std::string, bloomkit::CuckooFilter>> out;
+  for (const std::uint32_t bucket : {2U, 4U}) {
+    for (const int keys : {0, 40}) {
+      auto f = bloomkit::CuckooFilter::Create({.capacity = 16, .fp_rate = 0.01, .bucket_size = bucket});
+      if (!f.ok()) continue;
+      for (int i = 0; i < keys; ++i) bloomkit::IgnoreError(f->Add("key:" + std::to_string(i)));
+      out.emplace_back("n16_b" + std::to_string(bucket) + "_keys" + std::to_string(keys), std::move(f).value());
+    }
+  }
+  return out;
+}
+
+template <typename Filter>
+int WriteSamples(const fs::path& dir, const std::vector<std::pair<std::string, Filter>>& samples) {
+  int failures = samples.empty() ? 1 : 0;
+  for (const auto& [name, filter] : samples) failures += Write(dir, name, filter);
+  return failures;
+}
+
+// LOADCHUNK seeds: every chunk with mode 0 (the expected iterator), as SCANDUMP cuts it.
+// RDB seeds: the ready value, and a loading value holding the first half of the dump.
+template <typename Filter>
+int WriteModuleSeeds(const fs::path& root, std::uint8_t family, const std::string& prefix,
+                     const std::vector<std::pair<std::string, Filter>>& samples) {
+  int failures = 0;
+  for (const auto& [name, filter] : samples) {
+    for (const bool compress : {false, true}) {
+      const std::vector<std::byte> bytes = filter.Serialize({.compress = compress});
+      const std::string stem = prefix + "_" + name + (compress ? "_zst" : "");
+      for (const std::uint64_t chunk_bytes : {std::uint64_t{64}, std::uint64_t{1000}}) {
+        FuzzInputWriter w;
+        w.Byte(family);
+        std::int64_t iterator = 0;
+        for (;;) {
+          auto chunk = bloomkit::redis::NextDumpChunk(iterator, bytes.size(), chunk_bytes);
+          if (!chunk.ok()) return failures + 1;
+          if (!chunk.value().has_value()) break;
+          w.Byte(0).Field(std::span<const std::byte>(bytes).subspan(chunk.value()->offset, chunk.value()->length));
+          iterator = chunk.value()->iterator;
+        }
+        failures += WriteBytes(root / "loadchunk" / (stem + "_c" + std::to_string(chunk_bytes)), w.bytes());
+      }
+      FuzzInputWriter ready;
+      ready.Byte(family).Byte(0).Raw(bytes);
+      failures += WriteBytes(root / "rdb" / (stem + "_ready"), ready.bytes());
+      const std::size_t half = std::max<std::size_t>(bloomkit::kHeaderBytes, bytes.size() / 2);
+      if (half < bytes.size()) {
+        FuzzInputWriter loading;
+        loading.Byte(family).Byte(1).U64(bytes.size()).Raw(std::span<const std::byte>(bytes).first(half));
+        failures += WriteBytes(root / "rdb" / (stem + "_loading"), loading.bytes());
+      }
+    }
+  }
+  return failures;
+}
+
+int WriteRedisArgs(const fs::path& dir) {
+  // selector (fuzz_redis_args.cc) -> the arguments after the key, '\n'-separated.
+  const std::vector<std::pair<int, std::string>> seeds = {
+      {0, "ERROR_RATE\n0.001\nINITIAL_SIZE\n1000\nEXPANSION\n4\nMAX_FILTER_BYTES\n64mb"},
+      {0, "CF_BUCKETSIZE\n4\nCF_MAX_ITERATIONS\n50\nCF_EXPANSION\n2\nCF_MAX_EXPANSIONS\n8"},
+      {0, "CF_FINGERPRINT_BITS\n16\nCBF_COUNTER_BITS\n8\nSCANDUMP_CHUNK_BYTES\n1k\nCAPACITY\n7"},
+      {1, "0.01\n1000"},
+      {1, "0.001\n1000000\nEXPANSION\n4"},
+      {1, "0.5\n10\nNONSCALING"},
+      {2, "CAPACITY\n1000\nERROR\n0.01\nEXPANSION\n2\nITEMS\na\nb"},
+      {2, "NOCREATE\nNONSCALING\nITEMS\nx"},
+      {3, "1024"},
+      {3, "1000\nBUCKETSIZE\n4\nMAXITERATIONS\n20\nEXPANSION\n1"},
+      {4, "CAPACITY\n1000\nNOCREATE\nITEMS\na\nb\nc"},
+      {5, "0.01\n1000"},
+      {5, "0.001\n500\nCOUNTERBITS\n8"},
+      {6, "CAPACITY"},
+      {6, "expansion"},
+      {7, "0\n1\n-1\n9223372036854775807\n-9223372036854775808\n129\n1e-3\n0.5\n64mb\n3k\n2G"},
+  };
+  int failures = 0;
+  int index = 0;
+  for (const auto& [selector, args] : seeds) {
+    FuzzInputWriter w;
+    w.Byte(static_cast<std::uint8_t>(selector)).Raw(args);
+    failures += WriteBytes(dir / ("args" + std::to_string(index++)), w.bytes());
+  }
+  return failures;
+}
+
+int WriteCliNumbers(const fs::path& dir) {
+  const std::vector<std::string> seeds = {
+      "10000000", "10_000_000", "1e7",  "10M",  "2.5e6", "1.5K", "1Mi",
+      "4GiB",     "500MB",      "0.01", "1e-2", "1%",    "0",    "18446744073709551615"};
+  int failures = 0;
+  int index = 0;
+  for (const std::string& text : seeds) failures += WriteBytes(dir / ("number" + std::to_string(index++)), text);
+  return failures;
+}
+
+int WriteCliKeys(const fs::path& dir) {
+  // flags, piece size - 1, inputs separated by 0xff 0xfe (fuzz_cli_keys.cc).
+  const std::vector<std::pair<std::string, std::string>> seeds = {
+      {"lines", std::string("\x00\x03", 2) + "alpha\nbeta\ngamma\n"},
+      {"crlf_no_final_newline", std::string("\x00\x00", 2) + "a\r\nb\r\n\r\nc"},
+      {"keep_cr", std::string("\x02\x07", 2) + "a\r\nb\r\n"},
+      {"null", std::string("\x01\x01", 2) + std::string("one\0two\0\0three", 15)},
+      {"two_inputs", std::string("\x04\x10", 2) + "x\ny\xff\xfez\n"},
+      {"four_inputs", std::string("\x0c\xff", 2) + "1\xff\xfe"
+                                                   "2\n\xff\xfe\xff\xfe"
+                                                   "4"},
+  };
+  int failures = 0;
+  for (const auto& [name, bytes] : seeds) failures += WriteBytes(dir / name, bytes);
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,9 +209,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
     return 2;
   }
-  const std::filesystem::path root(argv[1]);
+  const fs::path root(argv[1]);
   int failures = 0;
   failures += WriteBloomKind<bloomkit::BloomFilter>(root / "classic");
   failures += WriteBloomKind<bloomkit::BlockedBloomFilter>(root / "blocked");
+  const auto counting = CountingSamples();
+  const auto scalable = ScalableSamples();
+  const auto cuckoo = CuckooSamples();
+  failures += WriteSamples(root / "counting", counting);
+  failures += WriteSamples(root / "scalable", scalable);
+  failures += WriteSamples(root / "cuckoo", cuckoo);
+  // Family bytes as in redis_dump_model.h: 0 BF (scalable), 1 CF (cuckoo), 2 CBF (counting).
+  failures += WriteModuleSeeds(root, 0, "bf", scalable);
+  failures += WriteModuleSeeds(root, 1, "cf", cuckoo);
+  failures += WriteModuleSeeds(root, 2, "cbf", counting);
+  failures += WriteRedisArgs(root / "redis_args");
+  failures += WriteCliNumbers(root / "cli_numbers");
+  failures += WriteCliKeys(root / "cli_keys");
   return failures == 0 ? 0 : 1;
 }

@@ -1,0 +1,189 @@
+// The state machine of the module's LOADCHUNK and rdb_load (src/redis/filter_value.h),
+// rebuilt from the Redis-free functions they call (src/redis/dump.h, args.h and each
+// kind's Deserialize), so that the fuzz targets drive the same checks in the same order
+// without a running Redis. Each step mirrors one branch of filter_value.h; the reply
+// strings are not compared (tests/integration/redis/test_hostile.py does that against a
+// real server).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "args.h"
+#include "bloomkit/bloomkit.h"
+#include "dump.h"
+#include "fuzz_input.h"
+
+namespace bloomkit_fuzz {
+
+// MAX_FILTER_BYTES of the modelled server: small, so that libFuzzer's -malloc_limit_mb
+// catches any allocation that was not checked against it.
+inline constexpr std::uint64_t kModelMaxFilterBytes = std::uint64_t{1} << 20;
+// The largest dump LOADCHUNK may accept: header + payload (filter arrays plus the
+// slack for per-stage headers) + checksum.
+inline constexpr std::uint64_t kModelMaxDumpBytes =
+    bloomkit::kHeaderBytes + kModelMaxFilterBytes + bloomkit::redis::kDumpSlackBytes + bloomkit::kChecksumBytes;
+
+// One Redis key holding a value of family `Filter`: absent, loading or ready.
+template <typename Filter>
+class KeyModel {
+ public:
+  // `verify`: check every accepted filter (CheckAccepted); off for the copies it makes.
+  explicit KeyModel(bool verify = true) : verify_(verify) {}
+
+  [[nodiscard]] bool ready() const noexcept { return filter_.has_value(); }
+  [[nodiscard]] bool loading() const noexcept { return loading_; }
+  [[nodiscard]] const Filter& filter() const { return *filter_; }
+
+  // LOADCHUNK key <iterator_text> <data>: true for an OK reply, false for an error.
+  bool LoadChunk(std::string_view iterator_text, std::span<const std::byte> data) {
+    auto iterator = bloomkit::redis::ParseScanIterator(iterator_text, /*for_loadchunk=*/true);
+    if (!iterator.ok()) return Rejected(iterator.error());
+    BLOOMKIT_FUZZ_CHECK(iterator.value() >= 1);
+    const auto offset = static_cast<std::uint64_t>(iterator.value()) - 1;
+    if (offset == 0) {
+      if (ready() || loading_) return false;  // item exists
+      auto total = bloomkit::redis::ValidateDumpHeader(data, Filter::kKind, kModelMaxFilterBytes);
+      if (!total.ok()) return Rejected(total.error());
+      // The announced size was checked before anything is kept.
+      BLOOMKIT_FUZZ_CHECK(total.value() >= bloomkit::kHeaderBytes + bloomkit::kChecksumBytes);
+      BLOOMKIT_FUZZ_CHECK(total.value() <= kModelMaxDumpBytes);
+      loading_ = true;
+      total_ = total.value();
+      pending_.assign(data.begin(), data.end());
+      return true;
+    }
+    if (!loading_) return false;  // not found, or already complete
+    if (offset != pending_.size()) return false;
+    if (data.empty() || data.size() > total_ - pending_.size()) return false;
+    const std::uint64_t needed = pending_.size() + data.size();
+    if (needed > pending_.capacity()) {
+      pending_.reserve(static_cast<std::size_t>(
+          std::min<std::uint64_t>(total_, std::max<std::uint64_t>(needed, 2 * pending_.capacity()))));
+    }
+    pending_.insert(pending_.end(), data.begin(), data.end());
+    BLOOMKIT_FUZZ_CHECK(pending_.size() <= total_);
+    if (pending_.size() < total_) return true;
+    loading_ = false;
+    auto built = Build(pending_);
+    std::vector<std::byte> bytes;
+    bytes.swap(pending_);
+    if (!built.ok()) return Rejected(built.error());  // the key is deleted
+    filter_.emplace(std::move(built).value());
+    if (verify_) CheckAccepted(*filter_, bytes);
+    return true;
+  }
+
+  // rdb_load of one value: state 0 (ready, the serialization) or 1 (loading: the
+  // announced total and the bytes received so far). True if the value is accepted.
+  bool RdbLoad(std::uint64_t state, std::uint64_t total, std::span<const std::byte> buffer) {
+    if (state == 0) {
+      auto built = Build(buffer);
+      if (!built.ok()) return Rejected(built.error());
+      filter_.emplace(std::move(built).value());
+      if (verify_) CheckAccepted(*filter_, buffer);
+      return true;
+    }
+    if (state != 1) return false;
+    auto announced = bloomkit::redis::ValidateDumpHeader(
+        buffer.first(std::min<std::size_t>(buffer.size(), bloomkit::redis::kDumpHeaderBytes)), Filter::kKind,
+        kModelMaxFilterBytes);
+    if (!announced.ok()) return Rejected(announced.error());
+    if (announced.value() != total || buffer.size() >= total) return false;
+    BLOOMKIT_FUZZ_CHECK(total <= kModelMaxDumpBytes);
+    loading_ = true;
+    total_ = total;
+    pending_.assign(buffer.begin(), buffer.end());
+    return true;
+  }
+
+  [[nodiscard]] std::uint64_t expected_iterator() const noexcept { return loading_ ? pending_.size() + 1 : 1; }
+
+ private:
+  static bloomkit::Result<Filter> Build(std::span<const std::byte> bytes) {
+    bloomkit::LoadOptions options;
+    options.max_memory_bytes = kModelMaxFilterBytes;
+    return Filter::Deserialize(bytes, options);
+  }
+
+  static bool Rejected(const bloomkit::Error& error) {
+    BLOOMKIT_FUZZ_CHECK(!error.message().empty());  // every error explains itself
+    return false;
+  }
+
+  // An accepted filter respects the memory limit, answers queries, and its own dump
+  // (SCANDUMP's chunks) loads back into an equal filter.
+  static void CheckAccepted(const Filter& filter, std::span<const std::byte> loaded_from);
+
+  bool verify_;
+  std::optional<Filter> filter_;
+  bool loading_ = false;
+  std::uint64_t total_ = 0;
+  std::vector<std::byte> pending_;
+};
+
+// SCANDUMP of `bytes` with chunks of `chunk_bytes`: the chunks NextDumpChunk hands out,
+// checked to tile the bytes exactly (header first, then in order, no gap, no overlap).
+inline std::vector<bloomkit::redis::DumpChunk> ScanDumpChunks(std::uint64_t total_bytes, std::uint64_t chunk_bytes) {
+  std::vector<bloomkit::redis::DumpChunk> chunks;
+  std::int64_t iterator = 0;
+  std::uint64_t covered = 0;
+  for (;;) {
+    auto next = bloomkit::redis::NextDumpChunk(iterator, total_bytes, chunk_bytes);
+    BLOOMKIT_FUZZ_CHECK(next.ok());
+    if (!next.value().has_value()) break;
+    const bloomkit::redis::DumpChunk chunk = *next.value();
+    BLOOMKIT_FUZZ_CHECK(chunk.offset == covered);
+    BLOOMKIT_FUZZ_CHECK(chunk.length > 0 && chunk.length <= std::max(chunk_bytes, bloomkit::redis::kDumpHeaderBytes));
+    BLOOMKIT_FUZZ_CHECK(chunk.iterator == static_cast<std::int64_t>(chunk.offset + 1));
+    BLOOMKIT_FUZZ_CHECK(chunks.empty() ? chunk.length == bloomkit::redis::kDumpHeaderBytes : true);
+    covered += chunk.length;
+    BLOOMKIT_FUZZ_CHECK(covered <= total_bytes);
+    chunks.push_back(chunk);
+    iterator = chunk.iterator;
+  }
+  BLOOMKIT_FUZZ_CHECK(covered == total_bytes);
+  return chunks;
+}
+
+template <typename Filter>
+void KeyModel<Filter>::CheckAccepted(const Filter& filter, std::span<const std::byte> loaded_from) {
+  BLOOMKIT_FUZZ_CHECK(filter.memory_bytes() <= kModelMaxFilterBytes);
+  volatile bool sink = filter.MayContain("bloomkit") || filter.MayContain(std::string_view());
+  (void)sink;
+  const std::vector<std::byte> again = filter.Serialize();
+  const bool stored_raw =
+      loaded_from.size() >= 24 && (std::to_integer<unsigned>(loaded_from[20]) & bloomkit::kFlagZstdPayload) == 0;
+  if (stored_raw) {
+    BLOOMKIT_FUZZ_CHECK(again.size() == loaded_from.size() &&
+                        std::equal(again.begin(), again.end(), loaded_from.begin()));
+  }
+  // SCANDUMP then LOADCHUNK into an empty key, at a chunk size of its own.
+  for (const std::uint64_t chunk_bytes : {std::uint64_t{16}, std::uint64_t{1000}}) {
+    KeyModel<Filter> copy(/*verify=*/false);
+    for (const auto& chunk : ScanDumpChunks(again.size(), chunk_bytes)) {
+      const std::string iterator = std::to_string(chunk.iterator);
+      BLOOMKIT_FUZZ_CHECK(
+          copy.LoadChunk(iterator, std::span<const std::byte>(again).subspan(chunk.offset, chunk.length)));
+    }
+    BLOOMKIT_FUZZ_CHECK(copy.ready() && copy.filter() == filter);
+  }
+}
+
+// The three families of the module: BF (scalable), CF (cuckoo), CBF (counting).
+template <typename Visitor>
+void WithFamily(std::uint8_t selector, Visitor&& visit) {
+  switch (selector % 3) {
+    case 0: visit(bloomkit::ScalableBloomFilter::kKind, static_cast<bloomkit::ScalableBloomFilter*>(nullptr)); break;
+    case 1: visit(bloomkit::CuckooFilter::kKind, static_cast<bloomkit::CuckooFilter*>(nullptr)); break;
+    default: visit(bloomkit::CountingBloomFilter::kKind, static_cast<bloomkit::CountingBloomFilter*>(nullptr)); break;
+  }
+}
+
+}  // namespace bloomkit_fuzz
