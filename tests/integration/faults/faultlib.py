@@ -1,0 +1,115 @@
+"""Shared pieces of the fault tests: the Redis harness of tests/integration/redis
+(real redis-server processes on free loopback ports, always stopped), DUMP payload
+sealing (CRC-64/Jones, as Redis checks it) and the bloomkit checksum (XXH3-64 of
+header + payload, through Debian's libxxhash), so that mutated payloads reach the
+module's own checks instead of stopping at Redis' CRC."""
+
+import ctypes
+import os
+import struct
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "redis"))
+
+from harness import (REDIS_CLI, ReplyError, Resp, Server, Simple, free_cluster_port, free_port,  # noqa: E402,F401
+                     main, time_limit)
+
+MAGIC = b"\x89BLK\r\n\x1a\n"
+HEADER_BYTES = 128
+CHECKSUM_BYTES = 8
+
+_xxh = ctypes.CDLL("libxxhash.so.0")
+_xxh.XXH3_64bits.restype = ctypes.c_uint64
+_xxh.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+
+
+def xxh3_64(data):
+    return _xxh.XXH3_64bits(bytes(data), len(data))
+
+
+def reseal_filter(serialized):
+    """A bloomkit serialization with its trailing XXH3-64 recomputed."""
+    body = bytes(serialized[:-CHECKSUM_BYTES])
+    return body + struct.pack("<Q", xxh3_64(body))
+
+
+def crc64_redis(data):
+    """CRC-64/Jones as Redis computes it for DUMP payloads (reflected, init 0)."""
+    table = crc64_redis.table
+    if table is None:
+        poly = 0x95AC9329AC4BC9B5
+        table = []
+        for i in range(256):
+            crc = i
+            for _ in range(8):
+                crc = (crc >> 1) ^ poly if crc & 1 else crc >> 1
+            table.append(crc)
+        crc64_redis.table = table
+    crc = 0
+    for b in data:
+        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc
+
+
+crc64_redis.table = None
+
+
+def split_dump(payload):
+    """DUMP payload -> (body, rdb version footer); checks Redis' CRC on the way."""
+    body, version, crc = payload[:-10], payload[-10:-8], payload[-8:]
+    assert struct.unpack("<Q", crc)[0] == crc64_redis(body + version), "DUMP CRC does not match"
+    return body, version
+
+
+def seal_dump(body, version):
+    data = bytes(body) + version
+    return data + struct.pack("<Q", crc64_redis(data))
+
+
+def scandump(c, prefix, key):
+    """All (iterator, data) chunks of PREFIX.SCANDUMP key."""
+    chunks = []
+    it = 0
+    while True:
+        reply = c.call(prefix + ".SCANDUMP", key, it)
+        assert isinstance(reply, list), reply
+        it, data = reply
+        if it == 0:
+            return chunks
+        chunks.append((it, data))
+
+
+def dump_bytes(c, prefix, key):
+    return b"".join(data for _, data in scandump(c, prefix, key))
+
+
+def wait_for(predicate, timeout=30, what="condition", interval=0.05):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return
+        time.sleep(interval)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def kill9(server):
+    """SIGKILL the server process (no shutdown, no save) and forget it."""
+    import harness
+    server.proc.kill()
+    server.proc.wait()
+    server.proc = None
+    if server in harness._live_servers:
+        harness._live_servers.remove(server)
+
+
+def missing(c, cmd, key, items, batch=1000):
+    """The items for which CMD (BF.MEXISTS / CF.MEXISTS / CBF.MEXISTS) answers 0."""
+    out = []
+    for i in range(0, len(items), batch):
+        part = items[i:i + batch]
+        reply = c.call(cmd, key, *part)
+        assert isinstance(reply, list), reply
+        out.extend(item for item, present in zip(part, reply) if present != 1)
+    return out
