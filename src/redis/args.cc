@@ -67,6 +67,11 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) noexcept {
 std::optional<std::int64_t> ParseInt64(std::string_view text) noexcept {
   if (text.empty() || text.size() > 21) return std::nullopt;
   if (text.front() == '+') return std::nullopt;
+  // As Redis' string2ll: no leading zeros ("007") and no "-0" (found by fuzz_redis_args).
+  const std::size_t first_digit = text.front() == '-' ? 1 : 0;
+  if (text.size() > first_digit && text[first_digit] == '0' && (text.size() > first_digit + 1 || first_digit == 1)) {
+    return std::nullopt;
+  }
   std::int64_t value = 0;
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, value);

@@ -41,7 +41,7 @@ struct ModuleConfig {
 // "NAME value" pairs, e.g. {"ERROR_RATE", "0.001", "MAX_FILTER_BYTES", "64mb"}.
 Result<ModuleConfig> ParseModuleArgs(Args args);
 
-// Strict integer: "-12" ok; " 12", "12x", "" and overflow rejected.
+// Strict integer: "-12" ok; " 12", "12x", "", "007", "-0" and overflow rejected.
 std::optional<std::int64_t> ParseInt64(std::string_view text) noexcept;
 // Strict finite double ("0.01", "1e-3"); "nan", "inf", "" rejected.
 std::optional<double> ParseDouble(std::string_view text) noexcept;
