@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,13 @@
 #include "golden_recipes.h"
 
 namespace bloomkit_golden {
+
+// Test names and messages show the file, not the recipe's bytes (found by ADL).
+void PrintTo(const Recipe& recipe, std::ostream* os);
+void PrintTo(const Recipe& recipe, std::ostream* os) {
+  *os << recipe.file;
+}
+
 namespace {
 
 // XXH3-64 (seed 0) of each checked-in file: a changed or regenerated file fails here
