@@ -643,6 +643,16 @@ class ExperimentTest(CliTestCase):
                                     (1 - math.exp(-k * 20_000 / m)) ** k)
         self.check_rows(rows, "blocked", lambda m, n, k: theory[m * 100 + k])
 
+    def test_plot_failure_is_one_line_and_keeps_the_csv(self):
+        csv_path = self.path("t.csv")
+        code, out, err = run("experiment", "fpr", "--items", 1000, "--bits", "10K", "--queries", 1000, "--csv",
+                             csv_path, "--plot", self.path("no-such-dir/x.png"))
+        self.assertEqual(code, EXIT_DATA)
+        self.assertOneLineError(err, "--plot: gnuplot failed", "cannot open file")
+        self.assertIn("95% interval", out.decode())
+        with open(csv_path) as f:
+            self.assertEqual(f.readline().strip(), ",".join(self.HEADER))
+
     def test_bad_settings(self):
         code, _, err = run("experiment", "fpr", "--bits", "1M,2M", "--hashes", "3,5,7")
         self.assertEqual(code, EXIT_USAGE)
