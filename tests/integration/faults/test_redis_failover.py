@@ -5,7 +5,6 @@ primary and confirmed replicated by WAIT before the kill is present on the new
 primary, for BF, CF and CBF filters. Adds after the promotion work."""
 
 import random
-import time
 import unittest
 
 from faultlib import Server, Simple, kill9, main, missing, time_limit, wait_for

@@ -11,7 +11,7 @@ import threading
 import time
 import unittest
 
-from faultlib import ReplyError, Server, Simple, dump_bytes, kill9, main, missing, time_limit
+from faultlib import Server, Simple, dump_bytes, kill9, main, missing, time_limit, wait_for
 
 
 class Writer(threading.Thread):
@@ -75,6 +75,10 @@ class KillTest(unittest.TestCase):
                 if round_ == 1:
                     with server.client() as c:  # the rewrite emits LOADCHUNK commands
                         self.assertIsInstance(c.call("BGREWRITEAOF"), Simple)
+                        done = lambda: all(f in c.call("INFO", "persistence") for f in (
+                            b"aof_rewrite_in_progress:0", b"aof_rewrite_scheduled:0"))
+                        wait_for(done, what="AOF rewrite")
+                        self.assertIn(b"aof_last_bgrewrite_status:ok", c.call("INFO", "persistence"))
                 time.sleep(rng.uniform(0.3, 0.8))
                 kill9(server)
                 for w in writers:

@@ -7,8 +7,6 @@ sequence, and a filter that was accepted passes its own integrity check: its SCA
 loads again through LOADCHUNK into an identical filter, and EXISTS / INFO answer."""
 
 import random
-import struct
-import time
 import unittest
 
 from faultlib import (MAGIC, ReplyError, Server, Simple, dump_bytes, main, reseal_filter, scandump, seal_dump,
