@@ -6,11 +6,15 @@
 //
 //   x = h1, y = h2
 //   for i in 0..k-1:   position_i = (x * m) >> 64   (128-bit multiply, no modulo)
-//                      x += y;  y += i + 1
+//                      x += y;  y += kProbeStep
 //
-// Adding i + 1 to y keeps the sequence from degenerating when y is 0 or shares factors
-// with m. The hash id and the seed are written into every serialized filter, so a
-// file built here answers the same on any machine (see docs/FORMAT.md). Changing any
+// so x_i = h1 + i h2 + (i (i - 1) / 2) kProbeStep. The range reduction keeps the HIGH
+// bits of x, so the classic enhanced step (y += i) would move positions by less than
+// one bit when y is near 0, and all k probes would land on one bit. Stepping y by the
+// 64-bit golden ratio instead makes consecutive increments differ by ~2^63: at most one
+// pair of a key's probes can coincide, with probability ~2/m, as for independent
+// hashes. The hash id and the seed are written into every serialized filter, so a file
+// built here answers the same on any machine (see docs/FORMAT.md). Changing any
 // constant below breaks every saved filter: known-answer tests pin them.
 #pragma once
 
@@ -54,6 +58,25 @@ constexpr std::uint64_t FastRange64(std::uint64_t x, std::uint64_t range) noexce
   return static_cast<std::uint64_t>((static_cast<Uint128>(x) * range) >> 64);
 }
 
+// The increment of y between probes: 2^64 / golden ratio, odd.
+inline constexpr std::uint64_t kProbeStep = 0x9e3779b97f4a7c15ULL;
+
+// Calls visit(position) for the `num_probes` positions of `hash` in [0, range), in
+// order, stopping early when visit returns false. Every Bloom-style filter (classic,
+// counting, concurrent, scalable stages) and the Redis module's prefetch walk this one
+// sequence.
+//   ForEachProbe(HashKey("k"), num_bits, 7, [&](std::uint64_t bit) { ...; return true; });
+template <typename Visit>
+constexpr void ForEachProbe(HashPair hash, std::uint64_t range, std::uint32_t num_probes, Visit&& visit) noexcept {
+  std::uint64_t x = hash.h1;
+  std::uint64_t y = hash.h2;
+  for (std::uint32_t i = 0; i < num_probes; ++i) {
+    if (!visit(FastRange64(x, range))) return;
+    x += y;
+    y += kProbeStep;
+  }
+}
+
 // An integer as a key: the value widened to 64 bits (sign-extended when signed) and
 // written as 8 little-endian bytes, so `filter.Add(IntegerKey(42))` means the same key
 // on every machine and for every integer type.
@@ -63,7 +86,8 @@ class IntegerKey {
  public:
   template <std::integral T>
   explicit constexpr IntegerKey(T value) noexcept {
-    auto v = static_cast<std::uint64_t>(static_cast<std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>(value));
+    auto v = static_cast<std::uint64_t>(
+        static_cast<std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>(value));
     for (auto& byte : bytes_) {
       byte = static_cast<char>(v & 0xffU);
       v >>= 8;

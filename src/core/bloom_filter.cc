@@ -39,19 +39,8 @@ namespace {
 
 constexpr double kLn2 = 0.69314718055994530942;
 
-std::uint64_t WordsFor(std::uint64_t num_bits) { return num_bits / 64 + (num_bits % 64 != 0 ? 1 : 0); }
-
-// The probe sequence of hash.h: x = h1, y = h2; position = FastRange64(x, m);
-// x += y; y += i + 1.
-template <typename Visit>
-inline void ForEachPosition(HashPair h, std::uint64_t num_bits, std::uint32_t num_hashes, Visit&& visit) noexcept {
-  std::uint64_t x = h.h1;
-  std::uint64_t y = h.h2;
-  for (std::uint32_t i = 0; i < num_hashes; ++i) {
-    if (!visit(FastRange64(x, num_bits))) return;
-    x += y;
-    y += i + 1;
-  }
+std::uint64_t WordsFor(std::uint64_t num_bits) {
+  return num_bits / 64 + (num_bits % 64 != 0 ? 1 : 0);
 }
 
 }  // namespace
@@ -75,8 +64,7 @@ Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
           1, static_cast<std::uint64_t>(std::round(static_cast<double>(num_bits) * kLn2 / num_hashes)));
     }
     fp_rate = ClassicFpRate(static_cast<double>(num_bits), static_cast<double>(capacity), num_hashes);
-    if (auto st = ValidateMemory(WordsFor(num_bits) * 8, options.max_memory_bytes, "a filter of this size");
-        !st.ok()) {
+    if (auto st = ValidateMemory(WordsFor(num_bits) * 8, options.max_memory_bytes, "a filter of this size"); !st.ok()) {
       return st.error();
     }
   } else {
@@ -92,8 +80,12 @@ Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
   return BloomFilter(num_bits, num_hashes, capacity, fp_rate, std::move(words));
 }
 
-void BloomFilter::Add(std::string_view key) noexcept { AddHashPair(internal::HashKeyInline(key)); }
-bool BloomFilter::AddIfAbsent(std::string_view key) noexcept { return AddHashPair(internal::HashKeyInline(key)); }
+void BloomFilter::Add(std::string_view key) noexcept {
+  AddHashPair(internal::HashKeyInline(key));
+}
+bool BloomFilter::AddIfAbsent(std::string_view key) noexcept {
+  return AddHashPair(internal::HashKeyInline(key));
+}
 bool BloomFilter::MayContain(std::string_view key) const noexcept {
   return MayContainHashPair(internal::HashKeyInline(key));
 }
@@ -101,7 +93,7 @@ bool BloomFilter::MayContain(std::string_view key) const noexcept {
 bool BloomFilter::AddHashPair(HashPair hash) noexcept {
   std::uint64_t* words = words_.data();
   std::uint64_t fresh = 0;
-  ForEachPosition(hash, num_bits_, num_hashes_, [&](std::uint64_t pos) {
+  ForEachProbe(hash, num_bits_, num_hashes_, [&](std::uint64_t pos) {
     const std::uint64_t mask = std::uint64_t{1} << (pos & 63);
     std::uint64_t& word = words[pos >> 6];
     fresh |= ~word & mask;
@@ -115,7 +107,7 @@ bool BloomFilter::AddHashPair(HashPair hash) noexcept {
 bool BloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   const std::uint64_t* words = words_.data();
   bool all = true;
-  ForEachPosition(hash, num_bits_, num_hashes_, [&](std::uint64_t pos) {
+  ForEachProbe(hash, num_bits_, num_hashes_, [&](std::uint64_t pos) {
     all = ((words[pos >> 6] >> (pos & 63)) & 1U) != 0;
     return all;
   });
@@ -134,9 +126,11 @@ void RunBatched(std::size_t n, Hasher&& hasher, const std::uint64_t* words, std:
     const std::size_t len = std::min(internal::kBatchGroup, n - base);
     for (std::size_t j = 0; j < len; ++j) {
       group[j] = hasher(base + j);
-      ForEachPosition(group[j], num_bits, num_hashes, [&](std::uint64_t pos) {
-        if (for_write) internal::PrefetchWrite(words + (pos >> 6));
-        else internal::PrefetchRead(words + (pos >> 6));
+      ForEachProbe(group[j], num_bits, num_hashes, [&](std::uint64_t pos) {
+        if (for_write)
+          internal::PrefetchWrite(words + (pos >> 6));
+        else
+          internal::PrefetchRead(words + (pos >> 6));
         return true;
       });
     }
@@ -156,7 +150,8 @@ std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys,
   std::size_t hits = 0;
   RunBatched(
       keys.size(), [&](std::size_t i) { return internal::HashKeyInline(keys[i]); }, words_.data(), num_bits_,
-      num_hashes_, false, [&](std::size_t i, HashPair h) {
+      num_hashes_, false,
+      [&](std::size_t i, HashPair h) {
         out[i] = MayContainHashPair(h);
         hits += static_cast<std::size_t>(out[i]);
       });
@@ -165,16 +160,16 @@ std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys,
 
 void BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
   RunBatched(
-      hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, words_.data(), num_bits_, num_hashes_,
-      true, [&](std::size_t, HashPair h) { AddHashPair(h); });
+      hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, words_.data(), num_bits_, num_hashes_, true,
+      [&](std::size_t, HashPair h) { AddHashPair(h); });
 }
 
 std::size_t BloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
                                              std::span<bool> out) const noexcept {
   std::size_t hits = 0;
   RunBatched(
-      hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, words_.data(), num_bits_, num_hashes_,
-      false, [&](std::size_t i, HashPair h) {
+      hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, words_.data(), num_bits_, num_hashes_, false,
+      [&](std::size_t i, HashPair h) {
         out[i] = MayContainHashPair(h);
         hits += static_cast<std::size_t>(out[i]);
       });
@@ -228,7 +223,9 @@ std::uint64_t BloomFilter::EstimatedCount() const noexcept {
   return static_cast<std::uint64_t>(std::llround(-m / num_hashes_ * std::log1p(-x / m)));
 }
 
-double BloomFilter::EstimatedFpRate() const noexcept { return std::pow(FillRatio(), num_hashes_); }
+double BloomFilter::EstimatedFpRate() const noexcept {
+  return std::pow(FillRatio(), num_hashes_);
+}
 
 double BloomFilter::ExpectedFpRate() const noexcept {
   return ClassicFpRate(static_cast<double>(num_bits_), static_cast<double>(capacity_), num_hashes_);
@@ -273,8 +270,8 @@ Result<BloomFilter> BloomFilter::Deserialize(std::span<const std::byte> bytes, c
     if (h.params[i] != 0) return MakeError(ErrorCode::kReservedNonZero, "unused parameter ", i, " is not zero");
   }
   if (h.payload_bytes != WordsFor(num_bits) * 8) {
-    return MakeError(ErrorCode::kParameterMismatch, "payload of ", h.payload_bytes, " bytes does not match ",
-                     num_bits, " bits (", WordsFor(num_bits) * 8, " bytes)");
+    return MakeError(ErrorCode::kParameterMismatch, "payload of ", h.payload_bytes, " bytes does not match ", num_bits,
+                     " bits (", WordsFor(num_bits) * 8, " bytes)");
   }
   WordArray words = WordArray::Allocate(WordsFor(num_bits));
   if (!words.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", h.payload_bytes, " bytes");

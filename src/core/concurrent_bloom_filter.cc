@@ -56,18 +56,6 @@ std::vector<std::byte> EncodeAtomically(FilterKind kind, std::uint64_t capacity,
 
 constexpr LoadOptions kNoLimit{.max_memory_bytes = ~std::uint64_t{0}};
 
-// The probe sequence of hash.h, as bloom_filter.cc walks it (the tests compare files).
-template <typename Visit>
-inline void ForEachPosition(HashPair h, std::uint64_t num_bits, std::uint32_t num_hashes, Visit&& visit) noexcept {
-  std::uint64_t x = h.h1;
-  std::uint64_t y = h.h2;
-  for (std::uint32_t i = 0; i < num_hashes; ++i) {
-    if (!visit(FastRange64(x, num_bits))) return;
-    x += y;
-    y += i + 1;
-  }
-}
-
 }  // namespace
 
 // ---- ConcurrentBloomFilter ----
@@ -106,7 +94,7 @@ bool ConcurrentBloomFilter::MayContain(std::string_view key) const noexcept {
 bool ConcurrentBloomFilter::AddHashPair(HashPair hash) noexcept {
   std::uint64_t* words = const_cast<BloomFilter&>(filter_).mutable_words().data();
   std::uint64_t fresh = 0;
-  ForEachPosition(hash, filter_.num_bits(), filter_.num_hashes(), [&](std::uint64_t pos) {
+  ForEachProbe(hash, filter_.num_bits(), filter_.num_hashes(), [&](std::uint64_t pos) {
     const std::uint64_t mask = std::uint64_t{1} << (pos & 63);
     std::uint64_t& word = words[pos >> 6];
     // Skip the locked read-modify-write when the bit is already there (the common case
@@ -121,7 +109,7 @@ bool ConcurrentBloomFilter::AddHashPair(HashPair hash) noexcept {
 bool ConcurrentBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   const std::uint64_t* words = filter_.words().data();
   bool all = true;
-  ForEachPosition(hash, filter_.num_bits(), filter_.num_hashes(), [&](std::uint64_t pos) {
+  ForEachProbe(hash, filter_.num_bits(), filter_.num_hashes(), [&](std::uint64_t pos) {
     all = ((Load(words[pos >> 6]) >> (pos & 63)) & 1U) != 0;
     return all;
   });

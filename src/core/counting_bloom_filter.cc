@@ -17,20 +17,6 @@ namespace {
 
 constexpr double kLn2 = 0.69314718055994530942;
 
-// The probe sequence of hash.h, exactly as bloom_filter.cc walks it: x = h1, y = h2;
-// position = FastRange64(x, m); x += y; y += i + 1. Tests pin ToBloomFilter() equal to a
-// BloomFilter fed the same keys, which holds only while the two agree.
-template <typename Visit>
-inline void ForEachPosition(HashPair h, std::uint64_t num_positions, std::uint32_t num_hashes, Visit&& visit) noexcept {
-  std::uint64_t x = h.h1;
-  std::uint64_t y = h.h2;
-  for (std::uint32_t i = 0; i < num_hashes; ++i) {
-    if (!visit(FastRange64(x, num_positions))) return;
-    x += y;
-    y += i + 1;
-  }
-}
-
 // Words holding `num_counters` counters of `counter_bits` bits; false on overflow.
 bool WordsFor(std::uint64_t num_counters, std::uint32_t counter_bits, std::uint64_t* words) noexcept {
   const std::uint64_t per_word = 64 / counter_bits;
@@ -132,7 +118,7 @@ std::uint64_t CountingBloomFilter::Count(std::string_view key) const noexcept {
 
 void CountingBloomFilter::AddHashPair(HashPair hash) noexcept {
   const std::uint32_t max = max_count();
-  ForEachPosition(hash, num_counters_, num_hashes_, [&](std::uint64_t pos) {
+  ForEachProbe(hash, num_counters_, num_hashes_, [&](std::uint64_t pos) {
     const std::uint32_t c = Get(pos);
     if (c == max) return true;  // saturated: stays at max forever
     Set(pos, c + 1);
@@ -144,7 +130,7 @@ void CountingBloomFilter::AddHashPair(HashPair hash) noexcept {
 
 bool CountingBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   bool all = true;
-  ForEachPosition(hash, num_counters_, num_hashes_, [&](std::uint64_t pos) {
+  ForEachProbe(hash, num_counters_, num_hashes_, [&](std::uint64_t pos) {
     all = Get(pos) != 0;
     return all;
   });
@@ -157,7 +143,7 @@ bool CountingBloomFilter::RemoveHashPair(HashPair hash) noexcept {
   // each distinct position against its multiplicity before changing anything.
   std::uint64_t positions[kMaxNumHashes];
   std::uint32_t n = 0;
-  ForEachPosition(hash, num_counters_, num_hashes_, [&](std::uint64_t pos) {
+  ForEachProbe(hash, num_counters_, num_hashes_, [&](std::uint64_t pos) {
     positions[n++] = pos;
     return true;
   });
@@ -180,7 +166,7 @@ bool CountingBloomFilter::RemoveHashPair(HashPair hash) noexcept {
 
 std::uint64_t CountingBloomFilter::CountHashPair(HashPair hash) const noexcept {
   std::uint32_t least = max_count();
-  ForEachPosition(hash, num_counters_, num_hashes_, [&](std::uint64_t pos) {
+  ForEachProbe(hash, num_counters_, num_hashes_, [&](std::uint64_t pos) {
     least = std::min(least, Get(pos));
     return least != 0;
   });

@@ -38,8 +38,7 @@ struct AddOutcome {
 };
 
 // Multi-item commands hash a group of items first and prefetch every cache line their
-// probes touch (the probe sequence of hash.h: x = h1, y = h2, position FastRange64(x, m),
-// x += y, y += i + 1), so that the k misses of 16 items overlap instead of queueing:
+// probes touch (ForEachProbe of hash.h), so that the k misses of 16 items overlap instead of queueing:
 // on a filter larger than the cache that is most of a BF.MADD's time.
 constexpr std::size_t kGroup = 16;
 constexpr std::size_t kMaxPrefetchStages = 4;  // the newest, largest stages
@@ -53,18 +52,15 @@ void PrefetchProbes(const ScalableBloomFilter& filter, std::span<const HashPair>
     const std::uint64_t m = stage.num_bits();
     const std::uint32_t k = stage.num_hashes();
     for (const HashPair& h : hashes) {
-      std::uint64_t x = h.h1;
-      std::uint64_t y = h.h2;
-      for (std::uint32_t i = 0; i < k; ++i) {
-        const std::uint64_t* line = words + (FastRange64(x, m) >> 6);
+      ForEachProbe(h, m, k, [&](std::uint64_t bit) {
+        const std::uint64_t* line = words + (bit >> 6);
         if (for_write) {
           __builtin_prefetch(line, 1, 3);
         } else {
           __builtin_prefetch(line, 0, 3);
         }
-        x += y;
-        y += i + 1;
-      }
+        return true;
+      });
     }
   }
 }
