@@ -3,7 +3,8 @@
 // Contract:
 //  - No false negatives: after Add(key), MayContain(key) is true until Clear().
 //  - fp_rate is a target at capacity: with `capacity` distinct keys added the rate of
-//    MayContain on absent keys is (1 - e^{-kn/m})^k (<= the requested fp_rate); past
+//    MayContain on absent keys is (1 - e^{-kn/m})^k, ExpectedFpRate(). Rounding k to
+//    an integer puts it within a few percent of the request (1.0039% for 1%); past
 //    capacity it rises, and EstimatedFpRate() shows it.
 //  - Thread safety: const methods may run concurrently with each other; Add, Clear,
 //    Merge and Intersect need exclusive access (ConcurrentBloomFilter adds lock-free).
@@ -50,9 +51,7 @@ class BloomFilter {
   // Precomputed 64-bit hashes of the caller's own (see ExpandHash in hash.h).
   void AddHash(std::uint64_t hash) noexcept { AddHashPair(ExpandHash(hash)); }
   [[nodiscard]] bool AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
-  [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept {
-    return MayContainHashPair(ExpandHash(hash));
-  }
+  [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept { return MayContainHashPair(ExpandHash(hash)); }
 
   // Adds many keys, hashing a group ahead and prefetching its cache lines so that the
   // misses of independent keys overlap.

@@ -18,6 +18,8 @@
 //    72   48 params[6] (per kind)
 //   120    8 reserved (zero)
 //   128      payload, then 8 bytes XXH3-64 of bytes [0, 128 + stored_payload_bytes)
+#include "bloomkit/format.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,7 +33,6 @@
 #include <ostream>
 #include <string>
 
-#include "bloomkit/format.h"
 #include "internal/codec.h"
 #include "internal/endian.h"
 #include "internal/hash_inline.h"
@@ -56,7 +57,9 @@ constexpr std::size_t kOffParams = 72;
 constexpr std::size_t kOffReserved = 120;
 constexpr std::uint32_t kKnownFlags = kFlagZstdPayload;
 
-bool KnownKind(std::uint16_t kind) { return kind >= 1 && kind <= 5; }
+bool KnownKind(std::uint16_t kind) {
+  return kind >= 1 && kind <= 5;
+}
 
 void WriteHeader(const FileHeader& h, std::byte* out) {
   std::memset(out, 0, kHeaderBytes);
@@ -75,7 +78,9 @@ void WriteHeader(const FileHeader& h, std::byte* out) {
   for (std::size_t i = 0; i < kNumHeaderParams; ++i) StoreLE<std::uint64_t>(out + kOffParams + 8 * i, h.params[i]);
 }
 
-std::string ErrnoText() { return std::strerror(errno); }
+std::string ErrnoText() {
+  return std::strerror(errno);
+}
 
 }  // namespace
 
@@ -204,8 +209,8 @@ Result<DecodedFile> DecodeFile(std::span<const std::byte> bytes, FilterKind expe
   }
   const unsigned long long frame_size = ZSTD_getFrameContentSize(stored.data(), stored.size());
   if (frame_size != h.payload_bytes) {
-    return MakeError(ErrorCode::kDecompressFailed, "compressed payload does not declare its size of ",
-                     h.payload_bytes, " bytes");
+    return MakeError(ErrorCode::kDecompressFailed, "compressed payload does not declare its size of ", h.payload_bytes,
+                     " bytes");
   }
   file.decompressed.resize(static_cast<std::size_t>(h.payload_bytes));
   const std::size_t got =
@@ -270,8 +275,9 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::span<const st
   name.append(path.filename().string()).append(".tmp.XXXXXX");
   std::string tmpl = (dir / name).string();
   const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) return MakeError(ErrorCode::kIoError, "cannot create a temporary file in ", dir.string(), ": ",
-                               internal::ErrnoText());
+  if (fd < 0)
+    return MakeError(ErrorCode::kIoError, "cannot create a temporary file in ", dir.string(), ": ",
+                     internal::ErrnoText());
   auto fail = [&](const char* what) {
     const std::string why = internal::ErrnoText();
     ::close(fd);
@@ -315,12 +321,20 @@ Result<std::vector<std::byte>> ReadStreamBytes(std::istream& in, std::uint64_t m
     return MakeError(ErrorCode::kTooLarge, "filter of ", header->stored_payload_bytes,
                      " bytes is over the memory limit of ", max_memory_bytes);
   }
-  const std::uint64_t rest = header->stored_payload_bytes + kChecksumBytes;
-  bytes.resize(kHeaderBytes + static_cast<std::size_t>(rest));
-  in.read(reinterpret_cast<char*>(bytes.data() + kHeaderBytes), static_cast<std::streamsize>(rest));
-  if (static_cast<std::uint64_t>(in.gcount()) != rest) {
-    return MakeError(ErrorCode::kTruncated, "truncated: stream ended after ", kHeaderBytes + static_cast<std::uint64_t>(in.gcount()),
-                     " bytes, the header announces ", kHeaderBytes + rest);
+  // Read in chunks, so a header that announces gigabytes costs memory only as the bytes
+  // actually arrive.
+  const std::uint64_t total = kHeaderBytes + header->stored_payload_bytes + kChecksumBytes;
+  constexpr std::uint64_t kChunk = std::uint64_t{1} << 20;
+  while (bytes.size() < total) {
+    const std::size_t have = bytes.size();
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, total - have));
+    bytes.resize(have + want);
+    in.read(reinterpret_cast<char*>(bytes.data() + have), static_cast<std::streamsize>(want));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got != want) {
+      return MakeError(ErrorCode::kTruncated, "truncated: stream ended after ", have + got,
+                       " bytes, the header announces ", total);
+    }
   }
   return bytes;
 }

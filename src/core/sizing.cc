@@ -35,7 +35,9 @@ double BlockFpRate(double keys, std::uint32_t k) {
   return rate;
 }
 
-std::uint64_t CeilDiv(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+std::uint64_t CeilDiv(std::uint64_t a, std::uint64_t b) {
+  return a / b + (a % b != 0 ? 1 : 0);
+}
 
 }  // namespace
 
@@ -121,7 +123,7 @@ Result<FilterParameters> CalculateParameters(std::uint64_t capacity, double fp_r
       const auto bits = static_cast<std::uint64_t>(m);
       out.num_hashes = OptimalNumHashes(m, n);
       out.num_bits = bits * static_cast<std::uint64_t>(counter_bits);
-      out.bytes = kind == FilterKind::kCounting ? CeilDiv(bits, 2) : CeilDiv(bits, 64) * 8;
+      out.bytes = kind == FilterKind::kCounting ? CeilDiv(CeilDiv(bits, 2), 8) * 8 : CeilDiv(bits, 64) * 8;
       out.expected_fp_rate = ClassicFpRate(m, n, out.num_hashes);
       break;
     }
@@ -191,8 +193,7 @@ Result<FilterParameters> CalculateFpRateForBits(std::uint64_t capacity, std::uin
       const double m = std::floor(static_cast<double>(num_bits) / counter_bits);
       out.num_hashes = OptimalNumHashes(m, n);
       out.num_bits = num_bits;
-      out.bytes = kind == FilterKind::kCounting ? CeilDiv(static_cast<std::uint64_t>(m), 2)
-                                                : CeilDiv(num_bits, 64) * 8;
+      out.bytes = kind == FilterKind::kCounting ? CeilDiv(static_cast<std::uint64_t>(m), 2) : CeilDiv(num_bits, 64) * 8;
       out.expected_fp_rate = ClassicFpRate(m, n, out.num_hashes);
       break;
     }
