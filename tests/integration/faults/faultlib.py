@@ -13,8 +13,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "redis"))
 
-from harness import (REDIS_CLI, ReplyError, Resp, Server, Simple, free_cluster_port, free_port,  # noqa: E402,F401
-                     main, time_limit)
+from harness import (REDIS_CLI, ReplyError, Resp, Server, Simple, crc64_redis, free_cluster_port,  # noqa: E402,F401
+                     free_port, main, seal_dump, start_cluster, time_limit)
 
 MAGIC = b"\x89BLK\r\n\x1a\n"
 HEADER_BYTES = 128
@@ -35,37 +35,11 @@ def reseal_filter(serialized):
     return body + struct.pack("<Q", xxh3_64(body))
 
 
-def crc64_redis(data):
-    """CRC-64/Jones as Redis computes it for DUMP payloads (reflected, init 0)."""
-    table = crc64_redis.table
-    if table is None:
-        poly = 0x95AC9329AC4BC9B5
-        table = []
-        for i in range(256):
-            crc = i
-            for _ in range(8):
-                crc = (crc >> 1) ^ poly if crc & 1 else crc >> 1
-            table.append(crc)
-        crc64_redis.table = table
-    crc = 0
-    for b in data:
-        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc
-
-
-crc64_redis.table = None
-
-
 def split_dump(payload):
     """DUMP payload -> (body, rdb version footer); checks Redis' CRC on the way."""
     body, version, crc = payload[:-10], payload[-10:-8], payload[-8:]
     assert struct.unpack("<Q", crc)[0] == crc64_redis(body + version), "DUMP CRC does not match"
     return body, version
-
-
-def seal_dump(body, version):
-    data = bytes(body) + version
-    return data + struct.pack("<Q", crc64_redis(data))
 
 
 def scandump(c, prefix, key):

@@ -4,13 +4,11 @@ SETSLOT NODE) while three clients keep adding to it, following MOVED and ASK
 redirects as cluster clients do. Afterwards every acknowledged add is present on the
 slot's final owner: zero false negatives."""
 
-import subprocess
 import threading
 import time
 import unittest
 
-from faultlib import REDIS_CLI, ReplyError, Resp, Server, Simple, free_cluster_port, main, missing, time_limit, \
-    wait_for
+from faultlib import ReplyError, Resp, Simple, main, missing, start_cluster, time_limit, wait_for
 
 
 class ClusterClient:
@@ -88,18 +86,8 @@ class Adder(threading.Thread):
 class ClusterReshardTest(unittest.TestCase):
     @time_limit(120)
     def test_reshard_under_writes_loses_no_acknowledged_add(self):
-        nodes = []
+        nodes = start_cluster(3)
         try:
-            for _ in range(3):
-                port = free_cluster_port()
-                node = Server(port=port, extra=["--cluster-enabled", "yes", "--cluster-config-file",
-                                                "nodes-%d.conf" % port, "--cluster-node-timeout", "3000"])
-                node.start()
-                nodes.append(node)
-            create = subprocess.run(
-                [REDIS_CLI, "--cluster", "create"] + ["127.0.0.1:%d" % n.port for n in nodes] + ["--cluster-yes"],
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
-            self.assertEqual(create.returncode, 0, create.stdout.decode(errors="replace"))
             admin = {n.port: n.client() for n in nodes}
             wait_for(lambda: all(b"cluster_state:ok" in c.call("CLUSTER", "INFO") for c in admin.values()),
                      what="cluster_state:ok")

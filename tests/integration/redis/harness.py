@@ -16,6 +16,7 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -287,6 +288,53 @@ class Server:
 
     def __exit__(self, *exc):
         self.cleanup()
+
+
+def crc64_redis(data):
+    """CRC-64/Jones as Redis computes it for DUMP payloads (reflected, init 0)."""
+    poly = 0x95AC9329AC4BC9B5  # 0xad93d23594c935a9 reflected
+    table = crc64_redis.table
+    if table is None:
+        table = []
+        for i in range(256):
+            crc = i
+            for _ in range(8):
+                crc = (crc >> 1) ^ poly if crc & 1 else crc >> 1
+            table.append(crc)
+        crc64_redis.table = table
+    crc = 0
+    for b in data:
+        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc
+
+
+crc64_redis.table = None
+
+
+def seal_dump(body, version):
+    """A DUMP payload from its body and 2-byte RDB version, with Redis' CRC-64 appended."""
+    data = bytes(body) + version
+    return data + struct.pack("<Q", crc64_redis(data))
+
+
+def start_cluster(count=3):
+    """`count` cluster-enabled servers joined by `redis-cli --cluster create`; returns
+    them (stop each when done). Raises AssertionError with redis-cli's output on failure."""
+    nodes = []
+    for _ in range(count):
+        port = free_cluster_port()
+        node = Server(port=port, extra=["--cluster-enabled", "yes", "--cluster-config-file",
+                                        "nodes-%d.conf" % port, "--cluster-node-timeout", "3000"])
+        nodes.append(node)
+        node.start()
+    create = subprocess.run(
+        [REDIS_CLI, "--cluster", "create"] + ["127.0.0.1:%d" % n.port for n in nodes] + ["--cluster-yes"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+    if create.returncode != 0:
+        for n in nodes:
+            n.stop()
+        raise AssertionError(create.stdout.decode(errors="replace"))
+    return nodes
 
 
 def time_limit(seconds):

@@ -3,12 +3,10 @@ in different slots on different nodes, routing by key (MOVED, CROSSSLOT for BF.M
 across slots), and a slot holding a filter resharded (SETSLOT + MIGRATE) to another
 node with its contents intact."""
 
-import os
-import subprocess
 import time
 import unittest
 
-from harness import REDIS_CLI, ReplyError, Server, Simple, free_cluster_port, main, time_limit
+from harness import ReplyError, Simple, main, start_cluster, time_limit
 
 from test_persistence import dump_bytes
 
@@ -25,18 +23,8 @@ def wait_for(predicate, timeout=30, what="condition"):
 class ClusterTest(unittest.TestCase):
     @time_limit(120)
     def test_three_node_cluster_and_resharding(self):
-        nodes = []
+        nodes = start_cluster(3)
         try:
-            for _ in range(3):
-                port = free_cluster_port()
-                node = Server(port=port, extra=["--cluster-enabled", "yes", "--cluster-config-file",
-                                                "nodes-%d.conf" % port, "--cluster-node-timeout", "3000"])
-                node.start()
-                nodes.append(node)
-            create = subprocess.run(
-                [REDIS_CLI, "--cluster", "create"] + ["127.0.0.1:%d" % n.port for n in nodes] + ["--cluster-yes"],
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
-            self.assertEqual(create.returncode, 0, create.stdout.decode(errors="replace"))
             clients = {n.port: n.client() for n in nodes}
 
             def all_ok():

@@ -7,37 +7,11 @@ import random
 import struct
 import unittest
 
-from harness import ReplyError, Server, Simple, main, time_limit
+from harness import ReplyError, Server, Simple, crc64_redis, main, seal_dump, time_limit
 
 from test_persistence import scandump
 
 MAGIC = b"\x89BLK\r\n\x1a\n"
-
-
-def crc64_redis(data):
-    """CRC-64/Jones as Redis computes it for DUMP payloads (reflected, init 0)."""
-    poly = 0x95AC9329AC4BC9B5  # 0xad93d23594c935a9 reflected
-    table = crc64_redis.table
-    if table is None:
-        table = []
-        for i in range(256):
-            crc = i
-            for _ in range(8):
-                crc = (crc >> 1) ^ poly if crc & 1 else crc >> 1
-            table.append(crc)
-        crc64_redis.table = table
-    crc = 0
-    for b in data:
-        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc
-
-
-crc64_redis.table = None
-
-
-def reseal(payload_without_footer, footer_version):
-    body = payload_without_footer + footer_version
-    return body + struct.pack("<Q", crc64_redis(body))
 
 
 class HostileTest(unittest.TestCase):
@@ -133,11 +107,11 @@ class HostileTest(unittest.TestCase):
                 payload = c.call("DUMP", key)
                 body, version, crc = payload[:-10], payload[-10:-8], payload[-8:]
                 self.assertEqual(struct.unpack("<Q", crc)[0], crc64_redis(body + version))
-                self.assertEqual(c.call("RESTORE", key + ":ok", 0, reseal(body, version)), Simple(b"OK"))
+                self.assertEqual(c.call("RESTORE", key + ":ok", 0, seal_dump(body, version)), Simple(b"OK"))
                 start = body.index(MAGIC)
 
                 def restore(mutated_body, what):
-                    reply = c.call("RESTORE", key + ":bad", 0, reseal(bytes(mutated_body), version))
+                    reply = c.call("RESTORE", key + ":bad", 0, seal_dump(bytes(mutated_body), version))
                     self.assertIsInstance(reply, ReplyError, what)
                     self.assertEqual(c.call("EXISTS", key + ":bad"), 0, what)
                     self.alive(c)
@@ -161,7 +135,7 @@ class HostileTest(unittest.TestCase):
                     for _ in range(rng.randrange(1, 4)):
                         pos = rng.randrange(1, len(mutated))
                         mutated[pos] = rng.getrandbits(8)
-                    reply = c.call("RESTORE", key + ":fuzz", 0, reseal(bytes(mutated), version), "REPLACE")
+                    reply = c.call("RESTORE", key + ":fuzz", 0, seal_dump(bytes(mutated), version), "REPLACE")
                     self.assertIsInstance(reply, (ReplyError, Simple))
                     if isinstance(reply, Simple):
                         # Accepted only if the loaded filter is complete and consistent.
