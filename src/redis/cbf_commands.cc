@@ -33,16 +33,7 @@ Status CbfReserve(Command& cmd) {
   const auto args = cmd.args_from(2);
   auto parsed = ParseCbfReserve(args, Config());
   if (!parsed.ok()) return std::move(parsed).error();
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
-  const auto found = Find<CbfFamily>(key);
-  if (found.wrong_type) return ReplyError(reply::kWrongType);
-  if (!key.empty()) return ReplyError(reply::kItemExists);
-  auto filter = CreateFilter(parsed.value());
-  if (!filter.ok()) return std::move(filter).error();
-  if (StoreNew<CbfFamily>(key, std::move(filter).value()) == nullptr) return ReplyError(reply::kInternal);
-  cmd.Replicate();
-  cmd.Ok();
-  return {};
+  return ReserveNew<CbfFamily>(cmd, [&] { return CreateFilter(parsed.value()); });
 }
 
 Status CbfAdd(Command& cmd) {

@@ -153,16 +153,7 @@ Status CfReserve(Command& cmd) {
     if (parsed.error().code() == kArityError) return cmd.WrongArity(), Status();
     return std::move(parsed).error();
   }
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
-  const auto found = Find<CfFamily>(key);
-  if (found.wrong_type) return ReplyError(reply::kWrongType);
-  if (!key.empty()) return ReplyError(reply::kItemExists);
-  auto filter = CreateFilter(parsed.value());
-  if (!filter.ok()) return std::move(filter).error();
-  if (StoreNew<CfFamily>(key, std::move(filter).value()) == nullptr) return ReplyError(reply::kInternal);
-  cmd.Replicate();
-  cmd.Ok();
-  return {};
+  return ReserveNew<CfFamily>(cmd, [&] { return CreateFilter(parsed.value()); });
 }
 
 Status CfAdd(Command& cmd) {

@@ -146,6 +146,22 @@ FilterValue<typename Family::Filter>* StoreNew(const OpenKey& key, typename Fami
   return value;
 }
 
+// *.RESERVE after its arguments parsed: the key must be empty; `create()` builds the
+// filter, which is stored, replicated and answered with OK.
+template <typename Family, typename Create>
+Status ReserveNew(Command& cmd, Create&& create) {
+  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
+  const auto found = Find<Family>(key);
+  if (found.wrong_type) return ReplyError(reply::kWrongType);
+  if (!key.empty()) return ReplyError(reply::kItemExists);
+  auto filter = create();
+  if (!filter.ok()) return std::move(filter).error();
+  if (StoreNew<Family>(key, std::move(filter).value()) == nullptr) return ReplyError(reply::kInternal);
+  cmd.Replicate();
+  cmd.Ok();
+  return {};
+}
+
 // ---- SCANDUMP key iterator -------------------------------------------------------
 template <typename Family>
 Status ScanDump(Command& cmd) {
