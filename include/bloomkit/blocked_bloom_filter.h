@@ -35,6 +35,11 @@
 
 namespace bloomkit {
 
+namespace internal {
+struct BlockedOps;
+struct BlockedWords;
+}  // namespace internal
+
 class BlockedBloomFilter {
  public:
   static constexpr FilterKind kKind = FilterKind::kBlocked;
@@ -53,9 +58,7 @@ class BlockedBloomFilter {
 
   void AddHash(std::uint64_t hash) noexcept { AddHashPair(ExpandHash(hash)); }
   [[nodiscard]] bool AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
-  [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept {
-    return MayContainHashPair(ExpandHash(hash));
-  }
+  [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept { return MayContainHashPair(ExpandHash(hash)); }
 
   void AddBatch(std::span<const std::string_view> keys) noexcept;
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
@@ -97,16 +100,18 @@ class BlockedBloomFilter {
   BlockedBloomFilter(std::uint64_t num_blocks, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
                      WordArray words) noexcept;
   Status CheckCompatible(const BlockedBloomFilter& other, std::string_view operation) const;
+  [[nodiscard]] internal::BlockedWords View() const noexcept;
 
   // Lane enables of the bit pattern: word 8r + j is all-ones when probe 8r + j < k.
   alignas(64) std::uint64_t lane_enable_[16] = {};
+  // The operations for this k on this CPU (AVX2 or portable), chosen at creation.
+  const internal::BlockedOps* ops_ = nullptr;
   WordArray words_;
   std::uint64_t num_blocks_ = 0;
   std::uint64_t capacity_ = 0;
   std::uint64_t count_ = 0;
   double fp_rate_ = 0;
   std::uint32_t num_hashes_ = 0;
-  bool avx2_ = false;
 };
 
 }  // namespace bloomkit

@@ -20,22 +20,26 @@ namespace {
 
 constexpr double kLn2 = 0.69314718055994530942;
 
-std::uint64_t CeilDiv(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+std::uint64_t CeilDiv(std::uint64_t a, std::uint64_t b) {
+  return a / b + (a % b != 0 ? 1 : 0);
+}
 
 }  // namespace
 
 BlockedBloomFilter::BlockedBloomFilter(std::uint64_t num_blocks, std::uint32_t num_hashes, std::uint64_t capacity,
                                        double fp_rate, WordArray words) noexcept
-    : words_(std::move(words)),
+    : ops_(&internal::BestBlockedOps(num_hashes)),
+      words_(std::move(words)),
       num_blocks_(num_blocks),
       capacity_(capacity),
       fp_rate_(fp_rate),
-      num_hashes_(num_hashes),
-      avx2_(internal::CpuHasAvx2()) {
+      num_hashes_(num_hashes) {
   internal::MakeLaneEnable(num_hashes_, lane_enable_);
 }
 
-bool BlockedBloomFilter::UsesAvx2() noexcept { return internal::CpuHasAvx2(); }
+bool BlockedBloomFilter::UsesAvx2() noexcept {
+  return internal::CpuHasAvx2();
+}
 
 Result<BlockedBloomFilter> BlockedBloomFilter::Create(const BloomOptions& options) {
   using internal::MakeError;
@@ -66,83 +70,51 @@ Result<BlockedBloomFilter> BlockedBloomFilter::Create(const BloomOptions& option
   return BlockedBloomFilter(num_blocks, num_hashes, capacity, fp_rate, std::move(words));
 }
 
-void BlockedBloomFilter::Add(std::string_view key) noexcept { AddHashPair(internal::HashKeyInline(key)); }
+internal::BlockedWords BlockedBloomFilter::View() const noexcept {
+  // The batch operations write through `words` only from the non-const members.
+  return {const_cast<std::uint64_t*>(words_.data()), num_blocks_, lane_enable_};
+}
+
+void BlockedBloomFilter::Add(std::string_view key) noexcept {
+  (void)AddHashPair(internal::HashKeyInline(key));
+}
+
 bool BlockedBloomFilter::AddIfAbsent(std::string_view key) noexcept {
   return AddHashPair(internal::HashKeyInline(key));
 }
+
 bool BlockedBloomFilter::MayContain(std::string_view key) const noexcept {
   return MayContainHashPair(internal::HashKeyInline(key));
 }
 
 bool BlockedBloomFilter::AddHashPair(HashPair hash) noexcept {
   std::uint64_t* block = words_.data() + FastRange64(hash.h1, num_blocks_) * kWordsPerBlock;
-  const bool fresh = avx2_ ? internal::BlockInsertAvx2(block, hash.h2, lane_enable_)
-                           : internal::BlockInsertPortable(block, hash.h2, lane_enable_);
+  const bool fresh = ops_->insert(block, hash.h2, lane_enable_);
   count_ += fresh ? 1 : 0;
   return fresh;
 }
 
 bool BlockedBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   const std::uint64_t* block = words_.data() + FastRange64(hash.h1, num_blocks_) * kWordsPerBlock;
-  return avx2_ ? internal::BlockContainsAvx2(block, hash.h2, lane_enable_)
-               : internal::BlockContainsPortable(block, hash.h2, lane_enable_);
+  return ops_->contains(block, hash.h2, lane_enable_);
 }
-
-namespace {
-
-// Hashes a group and prefetches each key's block before any is touched.
-template <typename Hasher, typename Op>
-void RunBatched(std::size_t n, Hasher&& hasher, const std::uint64_t* words, std::uint64_t num_blocks, bool for_write,
-                Op&& op) noexcept {
-  HashPair group[internal::kBatchGroup];
-  for (std::size_t base = 0; base < n; base += internal::kBatchGroup) {
-    const std::size_t len = std::min(internal::kBatchGroup, n - base);
-    for (std::size_t j = 0; j < len; ++j) {
-      group[j] = hasher(base + j);
-      const std::uint64_t* block = words + FastRange64(group[j].h1, num_blocks) * 8;
-      if (for_write) internal::PrefetchWrite(block);
-      else internal::PrefetchRead(block);
-    }
-    for (std::size_t j = 0; j < len; ++j) op(base + j, group[j]);
-  }
-}
-
-}  // namespace
 
 void BlockedBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
-  RunBatched(
-      keys.size(), [&](std::size_t i) { return internal::HashKeyInline(keys[i]); }, words_.data(), num_blocks_, true,
-      [&](std::size_t, HashPair h) { AddHashPair(h); });
+  count_ += ops_->insert_keys(View(), keys);
 }
 
 std::size_t BlockedBloomFilter::MayContainBatch(std::span<const std::string_view> keys,
                                                 std::span<bool> out) const noexcept {
-  std::size_t hits = 0;
-  RunBatched(
-      keys.size(), [&](std::size_t i) { return internal::HashKeyInline(keys[i]); }, words_.data(), num_blocks_, false,
-      [&](std::size_t i, HashPair h) {
-        out[i] = MayContainHashPair(h);
-        hits += static_cast<std::size_t>(out[i]);
-      });
-  return hits;
+  return ops_->contains_keys(View(), keys, out.data());
 }
 
 void BlockedBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
-  RunBatched(
-      hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, words_.data(), num_blocks_, true,
-      [&](std::size_t, HashPair h) { AddHashPair(h); });
+  count_ += ops_->insert_hashes(View(), hashes);
 }
 
 std::size_t BlockedBloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
                                                     std::span<bool> out) const noexcept {
-  std::size_t hits = 0;
-  RunBatched(
-      hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, words_.data(), num_blocks_, false,
-      [&](std::size_t i, HashPair h) {
-        out[i] = MayContainHashPair(h);
-        hits += static_cast<std::size_t>(out[i]);
-      });
-  return hits;
+  return ops_->contains_hashes(View(), hashes, out.data());
 }
 
 void BlockedBloomFilter::Clear() noexcept {
@@ -191,7 +163,8 @@ std::uint64_t BlockedBloomFilter::EstimatedCount() const noexcept {
   std::uint64_t lane_bits[8] = {};
   const std::uint64_t* w = words_.data();
   for (std::uint64_t b = 0; b < num_blocks_; ++b) {
-    for (int j = 0; j < 8; ++j) lane_bits[j] += static_cast<std::uint64_t>(std::popcount(w[b * 8 + static_cast<std::uint64_t>(j)]));
+    for (int j = 0; j < 8; ++j)
+      lane_bits[j] += static_cast<std::uint64_t>(std::popcount(w[b * 8 + static_cast<std::uint64_t>(j)]));
   }
   const double m = 64.0 * static_cast<double>(num_blocks_);
   double sum = 0;
@@ -250,8 +223,8 @@ Result<BlockedBloomFilter> BlockedBloomFilter::Deserialize(std::span<const std::
   const std::uint64_t num_hashes = h.params[1];
   if (num_blocks == 0) return MakeError(ErrorCode::kParameterMismatch, "num_blocks is 0");
   if (num_hashes == 0 || num_hashes > kMaxBlockedNumHashes) {
-    return MakeError(ErrorCode::kParameterMismatch, "num_hashes ", num_hashes, " is not in [1, ",
-                     kMaxBlockedNumHashes, "]");
+    return MakeError(ErrorCode::kParameterMismatch, "num_hashes ", num_hashes, " is not in [1, ", kMaxBlockedNumHashes,
+                     "]");
   }
   if (h.capacity == 0) return MakeError(ErrorCode::kParameterMismatch, "capacity is 0");
   for (std::size_t i = 2; i < kNumHeaderParams; ++i) {

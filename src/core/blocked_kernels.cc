@@ -1,5 +1,11 @@
-// Portable and AVX2 kernels of the blocked filter (internal/blocked_kernels.h).
+// Portable and AVX2 kernels of the blocked filter, and its whole operations
+// (internal/blocked_kernels.h).
 #include "internal/blocked_kernels.h"
+
+#include <algorithm>
+
+#include "internal/filter_common.h"
+#include "internal/hash_inline.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -12,85 +18,247 @@ void MakeLaneEnable(std::uint32_t num_hashes, std::uint64_t* enable) noexcept {
   for (std::uint32_t i = 0; i < 16; ++i) enable[i] = i < num_hashes ? ~std::uint64_t{0} : 0;
 }
 
+namespace {
+
+// Probes of one block; round 1's lanes (probes 8-15) are computed only when kWide.
+template <bool kWide>
+struct PortableProbe {
+  static void Mask(std::uint64_t h2, const std::uint64_t* enable, std::uint64_t mask[8]) noexcept {
+    const auto lo = static_cast<std::uint32_t>(h2);
+    const auto hi = static_cast<std::uint32_t>(h2 >> 32);
+    for (int j = 0; j < 8; ++j) {
+      mask[j] = (std::uint64_t{1} << ((lo * kBlockSalts[j]) >> 26)) & enable[j];
+      if constexpr (kWide) mask[j] |= (std::uint64_t{1} << ((hi * kBlockSalts[8 + j]) >> 26)) & enable[8 + j];
+    }
+  }
+  static bool Contains(const std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept {
+    std::uint64_t mask[8];
+    Mask(h2, enable, mask);
+    std::uint64_t missing = 0;
+    for (int j = 0; j < 8; ++j) missing |= mask[j] & ~block[j];
+    return missing == 0;
+  }
+  static bool Insert(std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept {
+    std::uint64_t mask[8];
+    Mask(h2, enable, mask);
+    std::uint64_t fresh = 0;
+    for (int j = 0; j < 8; ++j) {
+      fresh |= mask[j] & ~block[j];
+      block[j] |= mask[j];
+    }
+    return fresh != 0;
+  }
+};
+
+#ifdef BLOOMKIT_X86
+
+template <bool kWide>
+struct Avx2Probe {
+  // Masks of lanes 0-3 and 4-7 in two registers.
+  [[gnu::target("avx2")]] static void Masks(std::uint64_t h2, const std::uint64_t* enable, __m256i* m_lo,
+                                            __m256i* m_hi) noexcept {
+    const __m256i one = _mm256_set1_epi64x(1);
+    const auto* en = reinterpret_cast<const __m256i*>(enable);
+    const __m256i salts0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kBlockSalts));
+    const __m256i w0 = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h2)));
+    const __m256i bit0 = _mm256_srli_epi32(_mm256_mullo_epi32(w0, salts0), 26);
+    *m_lo = _mm256_and_si256(_mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(bit0))),
+                             _mm256_load_si256(en + 0));
+    *m_hi = _mm256_and_si256(_mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit0, 1))),
+                             _mm256_load_si256(en + 1));
+    if constexpr (kWide) {
+      const __m256i salts1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kBlockSalts + 8));
+      const __m256i w1 = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h2 >> 32)));
+      const __m256i bit1 = _mm256_srli_epi32(_mm256_mullo_epi32(w1, salts1), 26);
+      *m_lo = _mm256_or_si256(
+          *m_lo, _mm256_and_si256(_mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(bit1))),
+                                  _mm256_load_si256(en + 2)));
+      *m_hi = _mm256_or_si256(
+          *m_hi, _mm256_and_si256(_mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit1, 1))),
+                                  _mm256_load_si256(en + 3)));
+    }
+  }
+  [[gnu::target("avx2")]] static bool Contains(const std::uint64_t* block, std::uint64_t h2,
+                                               const std::uint64_t* enable) noexcept {
+    __m256i lo;
+    __m256i hi;
+    Masks(h2, enable, &lo, &hi);
+    const auto* b = reinterpret_cast<const __m256i*>(block);
+    // testc(a, m) is 1 when every bit of m is set in a.
+    return (_mm256_testc_si256(_mm256_load_si256(b), lo) & _mm256_testc_si256(_mm256_load_si256(b + 1), hi)) != 0;
+  }
+  [[gnu::target("avx2")]] static bool Insert(std::uint64_t* block, std::uint64_t h2,
+                                             const std::uint64_t* enable) noexcept {
+    __m256i lo;
+    __m256i hi;
+    Masks(h2, enable, &lo, &hi);
+    auto* b = reinterpret_cast<__m256i*>(block);
+    const __m256i old_lo = _mm256_load_si256(b);
+    const __m256i old_hi = _mm256_load_si256(b + 1);
+    const bool present = (_mm256_testc_si256(old_lo, lo) & _mm256_testc_si256(old_hi, hi)) != 0;
+    _mm256_store_si256(b, _mm256_or_si256(old_lo, lo));
+    _mm256_store_si256(b + 1, _mm256_or_si256(old_hi, hi));
+    return !present;
+  }
+};
+
+#endif  // BLOOMKIT_X86
+
+struct KeyHasher {
+  std::span<const std::string_view> keys;
+  HashPair operator()(std::size_t i) const noexcept { return HashKeyInline(keys[i]); }
+};
+
+struct HashExpander {
+  std::span<const std::uint64_t> hashes;
+  HashPair operator()(std::size_t i) const noexcept { return ExpandHash(hashes[i]); }
+};
+
+// The filter's operations over one probe kind, with the signatures of BlockedOps.
+template <typename Probe>
+struct Ops {
+  static std::uint64_t* BlockOf(const BlockedWords& f, std::uint64_t h1) noexcept {
+    return f.words + FastRange64(h1, f.num_blocks) * 8;
+  }
+  static bool Insert(const BlockedWords& f, HashPair hash) noexcept {
+    return Probe::Insert(BlockOf(f, hash.h1), hash.h2, f.enable);
+  }
+  static bool Contains(const BlockedWords& f, HashPair hash) noexcept {
+    return Probe::Contains(BlockOf(f, hash.h1), hash.h2, f.enable);
+  }
+
+  template <typename Hasher>
+  static std::uint64_t InsertBatch(const BlockedWords& f, std::size_t n, Hasher hasher) noexcept {
+    HashPair group[kBatchGroup];
+    std::uint64_t fresh = 0;
+    for (std::size_t base = 0; base < n; base += kBatchGroup) {
+      const std::size_t len = std::min(kBatchGroup, n - base);
+      for (std::size_t j = 0; j < len; ++j) {
+        group[j] = hasher(base + j);
+        PrefetchWrite(BlockOf(f, group[j].h1));
+      }
+      for (std::size_t j = 0; j < len; ++j) fresh += static_cast<std::uint64_t>(Insert(f, group[j]));
+    }
+    return fresh;
+  }
+  template <typename Hasher>
+  static std::size_t ContainsBatch(const BlockedWords& f, std::size_t n, Hasher hasher, bool* out) noexcept {
+    HashPair group[kBatchGroup];
+    std::size_t hits = 0;
+    for (std::size_t base = 0; base < n; base += kBatchGroup) {
+      const std::size_t len = std::min(kBatchGroup, n - base);
+      for (std::size_t j = 0; j < len; ++j) {
+        group[j] = hasher(base + j);
+        PrefetchRead(BlockOf(f, group[j].h1));
+      }
+      for (std::size_t j = 0; j < len; ++j) {
+        const bool hit = Contains(f, group[j]);
+        out[base + j] = hit;
+        hits += static_cast<std::size_t>(hit);
+      }
+    }
+    return hits;
+  }
+
+  static std::uint64_t InsertKeys(const BlockedWords& f, std::span<const std::string_view> keys) noexcept {
+    return InsertBatch(f, keys.size(), KeyHasher{keys});
+  }
+  static std::size_t ContainsKeys(const BlockedWords& f, std::span<const std::string_view> keys, bool* out) noexcept {
+    return ContainsBatch(f, keys.size(), KeyHasher{keys}, out);
+  }
+  static std::uint64_t InsertHashes(const BlockedWords& f, std::span<const std::uint64_t> hashes) noexcept {
+    return InsertBatch(f, hashes.size(), HashExpander{hashes});
+  }
+  static std::size_t ContainsHashes(const BlockedWords& f, std::span<const std::uint64_t> hashes, bool* out) noexcept {
+    return ContainsBatch(f, hashes.size(), HashExpander{hashes}, out);
+  }
+};
+
+#ifdef BLOOMKIT_X86
+
+// Batch entry points compiled for AVX2: `flatten` inlines the whole operation (hash,
+// loop, probe) into one AVX2 function.
+template <bool kWide>
+struct Avx2Ops {
+  using O = Ops<Avx2Probe<kWide>>;
+  [[gnu::target("avx2"), gnu::flatten]] static std::uint64_t InsertKeys(
+      const BlockedWords& f, std::span<const std::string_view> keys) noexcept {
+    return O::InsertKeys(f, keys);
+  }
+  [[gnu::target("avx2"), gnu::flatten]] static std::size_t ContainsKeys(const BlockedWords& f,
+                                                                        std::span<const std::string_view> keys,
+                                                                        bool* out) noexcept {
+    return O::ContainsKeys(f, keys, out);
+  }
+  [[gnu::target("avx2"), gnu::flatten]] static std::uint64_t InsertHashes(
+      const BlockedWords& f, std::span<const std::uint64_t> hashes) noexcept {
+    return O::InsertHashes(f, hashes);
+  }
+  [[gnu::target("avx2"), gnu::flatten]] static std::size_t ContainsHashes(const BlockedWords& f,
+                                                                          std::span<const std::uint64_t> hashes,
+                                                                          bool* out) noexcept {
+    return O::ContainsHashes(f, hashes, out);
+  }
+};
+
+#endif  // BLOOMKIT_X86
+
+template <typename Probe, typename Batches>
+constexpr BlockedOps MakeTable() noexcept {
+  return BlockedOps{&Probe::Insert,         &Probe::Contains,       &Batches::InsertKeys,
+                    &Batches::ContainsKeys, &Batches::InsertHashes, &Batches::ContainsHashes};
+}
+
+constexpr BlockedOps kPortableOps[2] = {MakeTable<PortableProbe<false>, Ops<PortableProbe<false>>>(),
+                                        MakeTable<PortableProbe<true>, Ops<PortableProbe<true>>>()};
+#ifdef BLOOMKIT_X86
+constexpr BlockedOps kAvx2Ops[2] = {MakeTable<Avx2Probe<false>, Avx2Ops<false>>(),
+                                    MakeTable<Avx2Probe<true>, Avx2Ops<true>>()};
+#endif
+
+}  // namespace
+
 bool BlockContainsPortable(const std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept {
-  std::uint64_t mask[8];
-  BlockMaskPortable(h2, enable, mask);
-  std::uint64_t missing = 0;
-  for (int j = 0; j < 8; ++j) missing |= mask[j] & ~block[j];
-  return missing == 0;
+  return PortableProbe<true>::Contains(block, h2, enable);
 }
 
 bool BlockInsertPortable(std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept {
-  std::uint64_t mask[8];
-  BlockMaskPortable(h2, enable, mask);
-  std::uint64_t fresh = 0;
-  for (int j = 0; j < 8; ++j) {
-    fresh |= mask[j] & ~block[j];
-    block[j] |= mask[j];
-  }
-  return fresh != 0;
+  return PortableProbe<true>::Insert(block, h2, enable);
+}
+
+const BlockedOps& GetBlockedOps(BlockedIsa isa, std::uint32_t num_hashes) noexcept {
+  const bool wide = num_hashes > 8;
+#ifdef BLOOMKIT_X86
+  if (isa == BlockedIsa::kAvx2 && CpuHasAvx2()) return kAvx2Ops[wide ? 1 : 0];
+#else
+  (void)isa;
+#endif
+  return kPortableOps[wide ? 1 : 0];
+}
+
+const BlockedOps& BestBlockedOps(std::uint32_t num_hashes) noexcept {
+  return GetBlockedOps(BlockedIsa::kAvx2, num_hashes);
 }
 
 #ifdef BLOOMKIT_X86
 
-namespace {
-
-// Masks of lanes 0-3 and 4-7 in two registers.
-__attribute__((target("avx2"))) inline void MasksAvx2(std::uint64_t h2, const std::uint64_t* enable, __m256i* m_lo,
-                                                      __m256i* m_hi) noexcept {
-  const __m256i salts0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kBlockSalts));
-  const __m256i salts1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kBlockSalts + 8));
-  const __m256i w0 = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h2)));
-  const __m256i w1 = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h2 >> 32)));
-  const __m256i bit0 = _mm256_srli_epi32(_mm256_mullo_epi32(w0, salts0), 26);
-  const __m256i bit1 = _mm256_srli_epi32(_mm256_mullo_epi32(w1, salts1), 26);
-  const __m256i one = _mm256_set1_epi64x(1);
-  const auto* en = reinterpret_cast<const __m256i*>(enable);
-  const __m256i r0_lo = _mm256_and_si256(
-      _mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(bit0))), _mm256_load_si256(en + 0));
-  const __m256i r0_hi = _mm256_and_si256(
-      _mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit0, 1))), _mm256_load_si256(en + 1));
-  const __m256i r1_lo = _mm256_and_si256(
-      _mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(bit1))), _mm256_load_si256(en + 2));
-  const __m256i r1_hi = _mm256_and_si256(
-      _mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit1, 1))), _mm256_load_si256(en + 3));
-  *m_lo = _mm256_or_si256(r0_lo, r1_lo);
-  *m_hi = _mm256_or_si256(r0_hi, r1_hi);
-}
-
-}  // namespace
-
-__attribute__((target("avx2"))) void BlockMaskAvx2(std::uint64_t h2, const std::uint64_t* enable,
-                                                   std::uint64_t mask[8]) noexcept {
+[[gnu::target("avx2")]] void BlockMaskAvx2(std::uint64_t h2, const std::uint64_t* enable,
+                                           std::uint64_t mask[8]) noexcept {
   __m256i lo;
   __m256i hi;
-  MasksAvx2(h2, enable, &lo, &hi);
+  Avx2Probe<true>::Masks(h2, enable, &lo, &hi);
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(mask), lo);
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(mask + 4), hi);
 }
 
-__attribute__((target("avx2"))) bool BlockContainsAvx2(const std::uint64_t* block, std::uint64_t h2,
-                                                       const std::uint64_t* enable) noexcept {
-  __m256i lo;
-  __m256i hi;
-  MasksAvx2(h2, enable, &lo, &hi);
-  const auto* b = reinterpret_cast<const __m256i*>(block);
-  // testc(a, m) is 1 when every bit of m is set in a.
-  return (_mm256_testc_si256(_mm256_load_si256(b), lo) & _mm256_testc_si256(_mm256_load_si256(b + 1), hi)) != 0;
+[[gnu::target("avx2")]] bool BlockContainsAvx2(const std::uint64_t* block, std::uint64_t h2,
+                                               const std::uint64_t* enable) noexcept {
+  return Avx2Probe<true>::Contains(block, h2, enable);
 }
 
-__attribute__((target("avx2"))) bool BlockInsertAvx2(std::uint64_t* block, std::uint64_t h2,
-                                                     const std::uint64_t* enable) noexcept {
-  __m256i lo;
-  __m256i hi;
-  MasksAvx2(h2, enable, &lo, &hi);
-  auto* b = reinterpret_cast<__m256i*>(block);
-  const __m256i old_lo = _mm256_load_si256(b);
-  const __m256i old_hi = _mm256_load_si256(b + 1);
-  const bool present = (_mm256_testc_si256(old_lo, lo) & _mm256_testc_si256(old_hi, hi)) != 0;
-  _mm256_store_si256(b, _mm256_or_si256(old_lo, lo));
-  _mm256_store_si256(b + 1, _mm256_or_si256(old_hi, hi));
-  return !present;
+[[gnu::target("avx2")]] bool BlockInsertAvx2(std::uint64_t* block, std::uint64_t h2,
+                                             const std::uint64_t* enable) noexcept {
+  return Avx2Probe<true>::Insert(block, h2, enable);
 }
 
 bool CpuHasAvx2() noexcept {
@@ -109,7 +277,9 @@ bool BlockContainsAvx2(const std::uint64_t* block, std::uint64_t h2, const std::
 bool BlockInsertAvx2(std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept {
   return BlockInsertPortable(block, h2, enable);
 }
-bool CpuHasAvx2() noexcept { return false; }
+bool CpuHasAvx2() noexcept {
+  return false;
+}
 
 #endif
 

@@ -176,6 +176,91 @@ TEST(BlockedKernelsTest, FilterMatchesThePortableKernel) {
   }
 }
 
+// Every operations table (portable and AVX2, narrow k <= 8 and wide k > 8) against the
+// reference masks written out above: single-block insert and query, and the batch
+// forms over keys and over hashes, including the partial last group and the count of
+// keys that set a new bit.
+TEST(BlockedKernelsTest, EveryOpsTableMatchesTheReference) {
+  std::vector<kernels::BlockedIsa> isas = {kernels::BlockedIsa::kPortable};
+  if (kernels::CpuHasAvx2()) isas.push_back(kernels::BlockedIsa::kAvx2);
+  constexpr std::uint64_t kBlocks = 257;
+  constexpr std::size_t kKeys = 3'000 + 7;  // not a multiple of the batch group
+  KeySet present('p', 0, kKeys);
+  KeySet absent('a', 0, kKeys);
+  std::vector<std::uint64_t> hashes(kKeys);
+  std::mt19937_64 rng(5);
+  for (auto& h : hashes) h = rng();
+  for (const kernels::BlockedIsa isa : isas) {
+    for (const std::uint32_t k : {1U, 6U, 8U, 9U, 13U, 16U}) {
+      SCOPED_TRACE(testing::Message() << (isa == kernels::BlockedIsa::kAvx2 ? "avx2" : "portable") << " k=" << k);
+      const kernels::BlockedOps& ops = kernels::GetBlockedOps(isa, k);
+      Enable enable(k);
+      // The reference: sequential inserts with the written-out masks.
+      auto reference_insert = [&](std::vector<Block>& blocks, HashPair h) {
+        Block& b = blocks[FastRange64(h.h1, kBlocks)];
+        const auto masks = ReferenceMasks(h.h2, k);
+        bool fresh = false;
+        for (std::size_t j = 0; j < 8; ++j) {
+          fresh = fresh || (masks[j] & ~b.lanes[j]) != 0;
+          b.lanes[j] |= masks[j];
+        }
+        return fresh;
+      };
+      auto reference_contains = [&](const std::vector<Block>& blocks, HashPair h) {
+        const Block& b = blocks[FastRange64(h.h1, kBlocks)];
+        const auto masks = ReferenceMasks(h.h2, k);
+        for (std::size_t j = 0; j < 8; ++j) {
+          if ((masks[j] & ~b.lanes[j]) != 0) return false;
+        }
+        return true;
+      };
+      std::vector<Block> expected(kBlocks);
+      std::uint64_t expected_fresh = 0;
+      for (std::string_view key : present.views) {
+        expected_fresh += reference_insert(expected, HashKey(key)) ? 1U : 0U;
+      }
+
+      std::vector<Block> batch(kBlocks);
+      const kernels::BlockedWords view{batch.front().lanes, kBlocks, enable.words};
+      ASSERT_EQ(ops.insert_keys(view, present.views), expected_fresh);
+      ASSERT_EQ(std::memcmp(batch.data(), expected.data(), kBlocks * 64), 0) << "insert_keys left other bits";
+
+      std::vector<Block> single(kBlocks);
+      for (std::string_view key : present.views) {
+        const HashPair h = HashKey(key);
+        (void)ops.insert(single[FastRange64(h.h1, kBlocks)].lanes, h.h2, enable.words);
+      }
+      ASSERT_EQ(std::memcmp(single.data(), expected.data(), kBlocks * 64), 0) << "insert left other bits";
+
+      for (const KeySet* keys : {&present, &absent}) {
+        std::unique_ptr<bool[]> out(new bool[kKeys]);
+        std::size_t expected_hits = 0;
+        for (std::size_t i = 0; i < kKeys; ++i) {
+          const HashPair h = HashKey(keys->views[i]);
+          const bool want = reference_contains(expected, h);
+          expected_hits += want ? 1U : 0U;
+          ASSERT_EQ(ops.contains(expected[FastRange64(h.h1, kBlocks)].lanes, h.h2, enable.words), want) << i;
+        }
+        ASSERT_EQ(ops.contains_keys(view, keys->views, out.get()), expected_hits);
+        for (std::size_t i = 0; i < kKeys; ++i) {
+          ASSERT_EQ(out[i], reference_contains(expected, HashKey(keys->views[i]))) << i;
+        }
+      }
+
+      std::vector<Block> by_hash(kBlocks);
+      std::uint64_t hash_fresh = 0;
+      for (std::uint64_t h : hashes) hash_fresh += reference_insert(by_hash, ExpandHash(h)) ? 1U : 0U;
+      std::vector<Block> hash_batch(kBlocks);
+      const kernels::BlockedWords hash_view{hash_batch.front().lanes, kBlocks, enable.words};
+      ASSERT_EQ(ops.insert_hashes(hash_view, hashes), hash_fresh);
+      ASSERT_EQ(std::memcmp(hash_batch.data(), by_hash.data(), kBlocks * 64), 0) << "insert_hashes left other bits";
+      std::unique_ptr<bool[]> out(new bool[kKeys]);
+      ASSERT_EQ(ops.contains_hashes(hash_view, hashes, out.get()), kKeys) << "a false negative";
+      for (std::size_t i = 0; i < kKeys; ++i) ASSERT_TRUE(out[i]) << i;
+    }
+  }
+}
+
 // Known answers: block index (of 1000) and the eight lane words after adding one key,
 // computed once when the format was frozen. They pin HashKey, the block choice
 // FastRange64(h1, num_blocks), the salts and the lane layout: a change fails here.

@@ -1,13 +1,17 @@
 // The blocked filter's bit pattern (blocked_bloom_filter.h), in a portable and an
-// AVX2 form. Both compute the same eight 64-bit lane masks for a key; the tests compare
-// them on random input.
+// AVX2 form, and the filter's whole operations built on them. Both forms compute the
+// same eight 64-bit lane masks for a key; the tests compare them on random input.
 //
 // Lane j of round r gets bit ((word_r * kBlockSalts[8r + j]) >> 26), where word_0 is
 // the low and word_1 the high 32 bits of h2. A lane takes part when its probe index
-// 8r + j is below k; `enable` holds all-ones for taking part and zero otherwise.
+// 8r + j is below k; `enable` holds all-ones for taking part and zero otherwise. With
+// k <= 8 round 1 takes no part, and the "narrow" operations skip computing it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
+#include <string_view>
 
 #include "bloomkit/hash.h"
 
@@ -22,7 +26,6 @@ inline constexpr std::uint32_t kBlockSalts[16] = {
 
 // Per-filter lane enables for k probes, 16 words (64-byte aligned):
 // enable[8r + j] = ~0 if 8r + j < k else 0.
-
 void MakeLaneEnable(std::uint32_t num_hashes, std::uint64_t* enable) noexcept;
 
 // The eight lane masks of one key.
@@ -45,5 +48,35 @@ bool BlockContainsAvx2(const std::uint64_t* block, std::uint64_t h2, const std::
 bool BlockInsertAvx2(std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept;
 
 bool CpuHasAvx2() noexcept;
+
+// A filter's words as its operations see them.
+struct BlockedWords {
+  std::uint64_t* words = nullptr;
+  std::uint64_t num_blocks = 0;
+  const std::uint64_t* enable = nullptr;  // MakeLaneEnable's 16 words
+};
+
+// The filter's operations, compiled per instruction set and lane count and chosen once
+// per filter. One key: the probe of its block (the caller hashes and picks the block,
+// inline). Batches: hashing, block choice, prefetch and probe in one function, so that
+// nothing per key is a call (an out-of-line call costs up to half of a cache-resident
+// lookup); a group of kBatchGroup keys is hashed and its blocks prefetched before any
+// is probed. Inserts return whether the key set a new bit, batch inserts how many keys
+// did; batch queries write out[i] and return the hits.
+struct BlockedOps {
+  bool (*insert)(std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept;
+  bool (*contains)(const std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept;
+  std::uint64_t (*insert_keys)(const BlockedWords& f, std::span<const std::string_view> keys) noexcept;
+  std::size_t (*contains_keys)(const BlockedWords& f, std::span<const std::string_view> keys, bool* out) noexcept;
+  std::uint64_t (*insert_hashes)(const BlockedWords& f, std::span<const std::uint64_t> hashes) noexcept;
+  std::size_t (*contains_hashes)(const BlockedWords& f, std::span<const std::uint64_t> hashes, bool* out) noexcept;
+};
+
+enum class BlockedIsa { kPortable, kAvx2 };
+
+// The operations for k probes in one instruction set (kAvx2 only when CpuHasAvx2();
+// the tests run both), and the fastest this CPU runs.
+const BlockedOps& GetBlockedOps(BlockedIsa isa, std::uint32_t num_hashes) noexcept;
+const BlockedOps& BestBlockedOps(std::uint32_t num_hashes) noexcept;
 
 }  // namespace bloomkit::internal
