@@ -4,18 +4,21 @@
 //   bloomkit_bench                                    # n = 10^6: a few minutes
 //   bloomkit_bench --bloomkit_n=1e6,1e8 --benchmark_filter='MayContain'
 //   bloomkit_bench --benchmark_format=json > out.json
+//   bloomkit_bench --bloomkit_no_huge_pages ...        # filters on 4-KiB pages only
 #include <benchmark/benchmark.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <string>
 #include <string_view>
 #include <thread>
 
 #include "bench_keys.h"
 #include "bench_registry.h"
+#include "bloomkit/allocator.h"
 
 namespace {
 
@@ -37,6 +40,18 @@ bool ParseSizes(std::string_view list, std::vector<std::uint64_t>* sizes) {
   return !sizes->empty();
 }
 
+// The default allocator without its transparent-huge-page request, to measure what
+// the request buys (docs/BENCHMARKS.md).
+void* AllocateSmallPages(std::size_t bytes, std::size_t alignment) noexcept {
+  void* p = ::operator new(bytes, std::align_val_t(alignment), std::nothrow);
+  if (p != nullptr) std::memset(p, 0, bytes);
+  return p;
+}
+
+void DeallocateSmallPages(void* p, std::size_t /*bytes*/, std::size_t alignment) noexcept {
+  ::operator delete(p, std::align_val_t(alignment));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -53,6 +68,9 @@ int main(int argc, char** argv) {
       }
     } else if (arg == "--bloomkit_url_large") {
       config.url_keys_at_large_n = true;
+    } else if (arg == "--bloomkit_no_huge_pages") {
+      bloomkit::SetAllocator({&AllocateSmallPages, &DeallocateSmallPages});
+      benchmark::AddCustomContext("bloomkit_huge_pages", "off");
     } else {
       argv[kept++] = argv[i];
     }
