@@ -7,7 +7,7 @@ ratio B/A (below 1: B is faster). Alternating, and quoting ratios within one run
 what makes figures from a shared 2-core machine comparable.
 
   bench/ab_compare.py OLD_BINARY NEW_BINARY --filter='^MayContain/present/blocked/8B/' \\
-      [--rounds=7] [--min-time=0.2] [-- extra bloomkit_bench flags]
+      [--rounds=7] [--min-time=0.2] [other bloomkit_bench flags, e.g. --bloomkit_n=1e7]
 """
 import argparse
 import json
@@ -34,8 +34,8 @@ def main():
     parser.add_argument("--filter", required=True)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--min-time", default="0.2")
-    parser.add_argument("extra", nargs="*")
-    args = parser.parse_args()
+    args, extra = parser.parse_known_args()
+    args.extra = extra
     samples = {"a": {}, "b": {}}
     for _ in range(args.rounds):
         for side in ("a", "b"):
