@@ -104,73 +104,62 @@ struct Avx2Probe {
 
 #endif  // BLOOMKIT_X86
 
+// The two kinds of batch input: keys, hashed here, and 64-bit hashes, expanded here.
 struct KeyHasher {
-  std::span<const std::string_view> keys;
+  using Items = std::span<const std::string_view>;
+  Items keys;
   HashPair operator()(std::size_t i) const noexcept { return HashKeyInline(keys[i]); }
 };
 
 struct HashExpander {
-  std::span<const std::uint64_t> hashes;
+  using Items = std::span<const std::uint64_t>;
+  Items hashes;
   HashPair operator()(std::size_t i) const noexcept { return ExpandHash(hashes[i]); }
 };
 
-// The filter's operations over one probe kind, with the signatures of BlockedOps.
+// The batch operations of BlockedOps over one probe kind.
 template <typename Probe>
 struct Ops {
   static std::uint64_t* BlockOf(const BlockedWords& f, std::uint64_t h1) noexcept {
     return f.words + FastRange64(h1, f.num_blocks) * 8;
   }
-  static bool Insert(const BlockedWords& f, HashPair hash) noexcept {
-    return Probe::Insert(BlockOf(f, hash.h1), hash.h2, f.enable);
-  }
-  static bool Contains(const BlockedWords& f, HashPair hash) noexcept {
-    return Probe::Contains(BlockOf(f, hash.h1), hash.h2, f.enable);
-  }
 
-  template <typename Hasher>
-  static std::uint64_t InsertBatch(const BlockedWords& f, std::size_t n, Hasher hasher) noexcept {
+  // Hashes a group, prefetches its blocks, then visits each (index, hash).
+  template <typename Hasher, bool kForWrite, typename Visit>
+  static void Batched(const BlockedWords& f, typename Hasher::Items items, Visit&& visit) noexcept {
+    const Hasher hasher{items};
+    const std::size_t n = items.size();
     HashPair group[kBatchGroup];
-    std::uint64_t fresh = 0;
     for (std::size_t base = 0; base < n; base += kBatchGroup) {
       const std::size_t len = std::min(kBatchGroup, n - base);
       for (std::size_t j = 0; j < len; ++j) {
         group[j] = hasher(base + j);
-        PrefetchWrite(BlockOf(f, group[j].h1));
+        if constexpr (kForWrite) {
+          PrefetchWrite(BlockOf(f, group[j].h1));
+        } else {
+          PrefetchRead(BlockOf(f, group[j].h1));
+        }
       }
-      for (std::size_t j = 0; j < len; ++j) fresh += static_cast<std::uint64_t>(Insert(f, group[j]));
+      for (std::size_t j = 0; j < len; ++j) visit(base + j, group[j]);
     }
+  }
+
+  template <typename Hasher>
+  static std::uint64_t InsertBatch(const BlockedWords& f, typename Hasher::Items items) noexcept {
+    std::uint64_t fresh = 0;
+    Batched<Hasher, true>(
+        f, items, [&](std::size_t, HashPair h) { fresh += Probe::Insert(BlockOf(f, h.h1), h.h2, f.enable) ? 1U : 0U; });
     return fresh;
   }
-  template <typename Hasher>
-  static std::size_t ContainsBatch(const BlockedWords& f, std::size_t n, Hasher hasher, bool* out) noexcept {
-    HashPair group[kBatchGroup];
-    std::size_t hits = 0;
-    for (std::size_t base = 0; base < n; base += kBatchGroup) {
-      const std::size_t len = std::min(kBatchGroup, n - base);
-      for (std::size_t j = 0; j < len; ++j) {
-        group[j] = hasher(base + j);
-        PrefetchRead(BlockOf(f, group[j].h1));
-      }
-      for (std::size_t j = 0; j < len; ++j) {
-        const bool hit = Contains(f, group[j]);
-        out[base + j] = hit;
-        hits += static_cast<std::size_t>(hit);
-      }
-    }
-    return hits;
-  }
 
-  static std::uint64_t InsertKeys(const BlockedWords& f, std::span<const std::string_view> keys) noexcept {
-    return InsertBatch(f, keys.size(), KeyHasher{keys});
-  }
-  static std::size_t ContainsKeys(const BlockedWords& f, std::span<const std::string_view> keys, bool* out) noexcept {
-    return ContainsBatch(f, keys.size(), KeyHasher{keys}, out);
-  }
-  static std::uint64_t InsertHashes(const BlockedWords& f, std::span<const std::uint64_t> hashes) noexcept {
-    return InsertBatch(f, hashes.size(), HashExpander{hashes});
-  }
-  static std::size_t ContainsHashes(const BlockedWords& f, std::span<const std::uint64_t> hashes, bool* out) noexcept {
-    return ContainsBatch(f, hashes.size(), HashExpander{hashes}, out);
+  template <typename Hasher>
+  static std::size_t ContainsBatch(const BlockedWords& f, typename Hasher::Items items, bool* out) noexcept {
+    std::size_t hits = 0;
+    Batched<Hasher, false>(f, items, [&](std::size_t i, HashPair h) {
+      out[i] = Probe::Contains(BlockOf(f, h.h1), h.h2, f.enable);
+      hits += out[i] ? 1U : 0U;
+    });
+    return hits;
   }
 };
 
@@ -181,23 +170,16 @@ struct Ops {
 template <bool kWide>
 struct Avx2Ops {
   using O = Ops<Avx2Probe<kWide>>;
-  [[gnu::target("avx2"), gnu::flatten]] static std::uint64_t InsertKeys(
-      const BlockedWords& f, std::span<const std::string_view> keys) noexcept {
-    return O::InsertKeys(f, keys);
+  template <typename Hasher>
+  [[gnu::target("avx2"), gnu::flatten]] static std::uint64_t InsertBatch(const BlockedWords& f,
+                                                                         typename Hasher::Items items) noexcept {
+    return O::template InsertBatch<Hasher>(f, items);
   }
-  [[gnu::target("avx2"), gnu::flatten]] static std::size_t ContainsKeys(const BlockedWords& f,
-                                                                        std::span<const std::string_view> keys,
-                                                                        bool* out) noexcept {
-    return O::ContainsKeys(f, keys, out);
-  }
-  [[gnu::target("avx2"), gnu::flatten]] static std::uint64_t InsertHashes(
-      const BlockedWords& f, std::span<const std::uint64_t> hashes) noexcept {
-    return O::InsertHashes(f, hashes);
-  }
-  [[gnu::target("avx2"), gnu::flatten]] static std::size_t ContainsHashes(const BlockedWords& f,
-                                                                          std::span<const std::uint64_t> hashes,
-                                                                          bool* out) noexcept {
-    return O::ContainsHashes(f, hashes, out);
+  template <typename Hasher>
+  [[gnu::target("avx2"), gnu::flatten]] static std::size_t ContainsBatch(const BlockedWords& f,
+                                                                         typename Hasher::Items items,
+                                                                         bool* out) noexcept {
+    return O::template ContainsBatch<Hasher>(f, items, out);
   }
 };
 
@@ -205,8 +187,12 @@ struct Avx2Ops {
 
 template <typename Probe, typename Batches>
 constexpr BlockedOps MakeTable() noexcept {
-  return BlockedOps{&Probe::Insert,         &Probe::Contains,       &Batches::InsertKeys,
-                    &Batches::ContainsKeys, &Batches::InsertHashes, &Batches::ContainsHashes};
+  return BlockedOps{&Probe::Insert,
+                    &Probe::Contains,
+                    &Batches::template InsertBatch<KeyHasher>,
+                    &Batches::template ContainsBatch<KeyHasher>,
+                    &Batches::template InsertBatch<HashExpander>,
+                    &Batches::template ContainsBatch<HashExpander>};
 }
 
 constexpr BlockedOps kPortableOps[2] = {MakeTable<PortableProbe<false>, Ops<PortableProbe<false>>>(),
