@@ -61,7 +61,9 @@ Result<std::vector<std::byte>> ReadFileBytes(const std::filesystem::path& path,
                                              std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes);
 
 // Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync,
-// rename over `path`, fsync of the directory. On error `path` is untouched.
+// rename over `path`, fsync of the directory. On error `path` is untouched. After a
+// successful save, temporaries of the same target left by saves whose process died
+// (their names carry its pid) are removed.
 Status WriteFileAtomically(const std::filesystem::path& path, std::span<const std::byte> bytes);
 
 // Reads one serialized filter from a stream: the header first, then exactly the bytes

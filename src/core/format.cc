@@ -21,15 +21,18 @@
 #include "bloomkit/format.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
 #include <bit>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <istream>
+#include <limits>
 #include <ostream>
 #include <string>
 
@@ -267,12 +270,45 @@ Result<std::vector<std::byte>> ReadFileBytes(const std::filesystem::path& path, 
   return bytes;
 }
 
+namespace {
+
+// Removes the temporary files that saves of the same target left behind when their
+// process died between creating the temporary and the rename (SIGKILL, power loss).
+// A temporary is named `<prefix><pid>.XXXXXX`; only those whose pid is no longer a
+// process on this machine are removed, so a concurrent save is never disturbed. Best
+// effort: errors are ignored, the save has already succeeded.
+void RemoveStaleTemporaries(const std::filesystem::path& dir, std::string_view prefix) noexcept {
+  try {
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (!name.starts_with(prefix)) continue;
+      const std::string_view rest = std::string_view(name).substr(prefix.size());
+      long long pid = 0;
+      const auto [next, err] = std::from_chars(rest.data(), rest.data() + rest.size(), pid);
+      if (err != std::errc() || next == rest.data() || next == rest.data() + rest.size() || *next != '.' ||
+          pid <= 0 || pid > std::numeric_limits<pid_t>::max() || pid == ::getpid()) {
+        continue;
+      }
+      if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+      ::unlink(it->path().c_str());
+    }
+  } catch (...) {  // allocation failure while listing: leave the leftovers
+  }
+}
+
+}  // namespace
+
 Status WriteFileAtomically(const std::filesystem::path& path, std::span<const std::byte> bytes) {
   using internal::MakeError;
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  // Built with append(), not operator+: g++ 12 at -O3 reports a false -Wrestrict there.
-  std::string name(".");
-  name.append(path.filename().string()).append(".tmp.XXXXXX");
+  // ".<name>.tmp.<pid>.XXXXXX": the pid lets a later save tell a leftover of a killed
+  // save from a concurrent one. Built with append(), not operator+: g++ 12 at -O3
+  // reports a false -Wrestrict there.
+  std::string prefix(".");
+  prefix.append(path.filename().string()).append(".tmp.");
+  std::string name = prefix;
+  name.append(std::to_string(::getpid())).append(".XXXXXX");
   std::string tmpl = (dir / name).string();
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0)
@@ -307,6 +343,7 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::span<const st
     ::fsync(dir_fd);
     ::close(dir_fd);
   }
+  RemoveStaleTemporaries(dir, prefix);
   return {};
 }
 

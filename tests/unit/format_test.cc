@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -230,6 +231,33 @@ TEST(FileTest, FailedRenameRemovesTheTemporaryFile) {
   EXPECT_TRUE(fs::is_directory(target));
   EXPECT_EQ(Listing(dir.path()), (std::vector<std::string>{"taken"}));
   EXPECT_EQ(Listing(target), (std::vector<std::string>{"inside"}));
+}
+
+// A save killed between creating its temporary and the rename leaves the temporary
+// behind; the next successful save of the same target removes those whose process is
+// gone, and nothing else: not a live process's (a concurrent save), not one without a
+// pid, not another target's.
+TEST(FileTest, SaveRemovesTemporariesOfDeadSaves) {
+  TempDir dir;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);  // `child` is now a pid with no process
+  const std::string dead = std::to_string(child);
+  const std::string live = std::to_string(::getppid());
+  const std::vector<std::string> kept = {
+      ".f.bkf.tmp." + live + ".aaaaaa",   // a concurrent save by a live process
+      ".f.bkf.tmp.x" + dead + ".bbbbbb",  // no pid
+      ".f.bkf.tmp." + dead,               // no suffix after the pid
+      ".g.bkf.tmp." + dead + ".cccccc",   // another target
+  };
+  for (const auto& name : kept) WriteAll(dir / name, "x");
+  WriteAll(dir / (".f.bkf.tmp." + dead + ".dddddd"), "left by a killed save");
+  ASSERT_TRUE(SaveFile(SampleFilter(), dir / "f.bkf").ok());
+  std::vector<std::string> expected = kept;
+  expected.push_back("f.bkf");
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(Listing(dir.path()), expected);
 }
 
 // ---------------------------------------------------------------------- streams

@@ -101,8 +101,17 @@ class CliSigkillTest(unittest.TestCase):
                 self.assertLess(time.time() - start, TIME_BUDGET_S, "time budget exceeded after %d kills" % kills)
         leftovers = [f for f in os.listdir(self.dir) if not f.endswith((".bf", ".txt"))]
         print("\nsigkill: %d kills in %.1f s; file was the old filter %d times, the new one %d times; "
-              "%d temporary files left behind" % (kills, time.time() - start, outcomes["old"], outcomes["new"],
-                                                  len(leftovers)))
+              "%d temporary files of killed saves present at the end" % (
+                  kills, time.time() - start, outcomes["old"], outcomes["new"], len(leftovers)))
+        # One completed save of each file removes the temporaries its killed saves left.
+        with open(os.path.join(self.dir, "batch.txt"), "w") as f:
+            f.write("final\n")
+        for name, _ in KINDS:
+            r = run(["add", os.path.join(self.dir, name + ".bf"), os.path.join(self.dir, "batch.txt"),
+                     "--no-progress"])
+            self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
+        leftovers = [f for f in os.listdir(self.dir) if not f.endswith((".bf", ".txt"))]
+        self.assertEqual(leftovers, [], "temporary files of killed saves survived a completed save")
         self.assertGreaterEqual(kills, 200)
         # Both outcomes must occur, or the kill moments did not cover the save.
         self.assertGreater(outcomes["old"], 0)
