@@ -1,6 +1,7 @@
 // SCANDUMP / LOADCHUNK chunking (dump.h).
 #include "dump.h"
 
+#include <algorithm>
 #include <string>
 
 #include "bloomkit/format.h"
@@ -56,6 +57,24 @@ Result<std::uint64_t> ValidateDumpHeader(std::span<const std::byte> header, Filt
                                            std::to_string(max_filter_bytes));
   }
   return kHeaderBytes + h.stored_payload_bytes + kChecksumBytes;
+}
+
+Result<bool> PendingDump::Append(std::uint64_t offset, std::span<const std::byte> data) {
+  if (offset != bytes_.size()) {
+    return DumpError(reply::kChunkOutOfOrder,
+                     "expected iterator " + std::to_string(bytes_.size() + 1) + ", got " + std::to_string(offset + 1));
+  }
+  if (data.empty() || data.size() > total_ - bytes_.size()) {
+    return DumpError(reply::kChunkTooLong, std::to_string(data.size()) + " bytes at offset " + std::to_string(offset) +
+                                               " of a " + std::to_string(total_) + "-byte dump");
+  }
+  const std::uint64_t needed = bytes_.size() + data.size();
+  if (needed > bytes_.capacity()) {
+    bytes_.reserve(static_cast<std::size_t>(
+        std::min<std::uint64_t>(total_, std::max<std::uint64_t>(needed, 2 * bytes_.capacity()))));
+  }
+  bytes_.insert(bytes_.end(), data.begin(), data.end());
+  return bytes_.size() == total_;
 }
 
 }  // namespace bloomkit::redis

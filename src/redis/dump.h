@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
@@ -45,5 +46,31 @@ Result<std::optional<DumpChunk>> NextDumpChunk(std::int64_t iterator, std::uint6
 // length of the serialized bytes it announces (header + payload + checksum).
 Result<std::uint64_t> ValidateDumpHeader(std::span<const std::byte> header, FilterKind kind,
                                          std::uint64_t max_filter_bytes);
+
+// The bytes of a dump being received: LOADCHUNK's chunks after the header, or the
+// state a loading key was saved in (RDB, RESTORE, COPY). Holds at most the total that
+// the validated header announced.
+class PendingDump {
+ public:
+  PendingDump() = default;
+  // Starts from `received`, the first bytes of a dump of `total` bytes (the header
+  // that ValidateDumpHeader accepted, or more when restoring a saved state).
+  PendingDump(std::uint64_t total, std::span<const std::byte> received) : total_(total) {
+    bytes_.assign(received.begin(), received.end());
+  }
+
+  // Appends the chunk that starts at byte `offset`. An error if it is not the next
+  // chunk (kChunkOutOfOrder) or is empty or runs past the total (kChunkTooLong);
+  // true once the dump is complete. Storage grows geometrically, never past the total.
+  Result<bool> Append(std::uint64_t offset, std::span<const std::byte> data);
+
+  [[nodiscard]] std::uint64_t total() const noexcept { return total_; }
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return bytes_; }
+  [[nodiscard]] std::uint64_t reserved_bytes() const noexcept { return bytes_.capacity(); }
+
+ private:
+  std::uint64_t total_ = 0;
+  std::vector<std::byte> bytes_;
+};
 
 }  // namespace bloomkit::redis

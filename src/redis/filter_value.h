@@ -38,9 +38,8 @@ inline constexpr int kEncodingVersion = 1;
 // What a value needs only while a dump moves in or out; allocated on demand so that an
 // idle filter carries 8 bytes of it, not three vectors.
 struct Transfer {
-  std::uint64_t pending_total = 0;
-  std::vector<std::byte> pending;  // LOADCHUNK bytes received so far
-  std::vector<std::byte> dump;     // SCANDUMP's serialization, until the next write
+  PendingDump pending;          // LOADCHUNK bytes received so far
+  std::vector<std::byte> dump;  // SCANDUMP's serialization, until the next write
 };
 
 template <typename Filter>
@@ -106,7 +105,7 @@ void DeleteValue(FilterValue<Filter>* value) noexcept {
 template <typename Family>
 std::uint64_t ValueMemory(const FilterValue<typename Family::Filter>& v) noexcept {
   std::uint64_t bytes = sizeof(v);
-  if (v.transfer) bytes += sizeof(Transfer) + v.transfer->pending.capacity() + v.transfer->dump.capacity();
+  if (v.transfer) bytes += sizeof(Transfer) + v.transfer->pending.reserved_bytes() + v.transfer->dump.capacity();
   if (v.filter) bytes += v.filter->memory_bytes() + Family::Overhead(*v.filter);
   return bytes;
 }
@@ -223,8 +222,7 @@ Status LoadChunk(Command& cmd) {
     if (!total.ok()) return std::move(total).error();
     auto* value = NewValue<Filter>();
     try {
-      value->transfer_state().pending_total = total.value();
-      value->transfer->pending.assign(data.begin(), data.end());
+      value->transfer_state().pending = PendingDump(total.value(), data);
     } catch (...) {
       DeleteValue(value);
       throw;
@@ -241,28 +239,15 @@ Status LoadChunk(Command& cmd) {
   if (found.value == nullptr) return ReplyError(reply::kNotFound);
   auto& value = *found.value;
   if (value.ready()) return ReplyError(reply::kChunkOutOfOrder, "the filter is already complete");
-  Transfer& state = value.transfer_state();
-  if (offset != state.pending.size()) {
-    return ReplyError(reply::kChunkOutOfOrder, "expected iterator " + std::to_string(state.pending.size() + 1) +
-                                                   ", got " + std::to_string(iterator.value()));
-  }
-  if (data.empty() || data.size() > state.pending_total - state.pending.size()) {
-    return ReplyError(reply::kChunkTooLong, std::to_string(data.size()) + " bytes at offset " + std::to_string(offset) +
-                                                " of a " + std::to_string(state.pending_total) + "-byte dump");
-  }
-  // Grow geometrically but never past the announced total.
-  const std::uint64_t needed = state.pending.size() + data.size();
-  if (needed > state.pending.capacity()) {
-    state.pending.reserve(static_cast<std::size_t>(
-        std::min<std::uint64_t>(state.pending_total, std::max<std::uint64_t>(needed, 2 * state.pending.capacity()))));
-  }
-  state.pending.insert(state.pending.end(), data.begin(), data.end());
-  if (state.pending.size() < state.pending_total) {
+  PendingDump& pending = value.transfer_state().pending;
+  auto complete = pending.Append(offset, data);
+  if (!complete.ok()) return std::move(complete).error();
+  if (!complete.value()) {
     cmd.Replicate();
     cmd.Ok();
     return {};
   }
-  auto filter = BuildFromDump<Family>(state.pending);
+  auto filter = BuildFromDump<Family>(pending.bytes());
   if (!filter.ok()) {
     // A dump that fails its checks leaves no half-loaded key behind; replicas, fed the
     // same chunks, reach the same verdict.
@@ -287,10 +272,10 @@ void RdbSave(RedisModuleIO* io, void* opaque) noexcept {
       rm.SaveUnsigned(io, 0);
       rm.SaveStringBuffer(io, reinterpret_cast<const char*>(bytes.data()), bytes.size());
     } else {
-      const Transfer& state = *value.transfer;
+      const PendingDump& pending = value.transfer->pending;
       rm.SaveUnsigned(io, 1);
-      rm.SaveUnsigned(io, state.pending_total);
-      rm.SaveStringBuffer(io, reinterpret_cast<const char*>(state.pending.data()), state.pending.size());
+      rm.SaveUnsigned(io, pending.total());
+      rm.SaveStringBuffer(io, reinterpret_cast<const char*>(pending.bytes().data()), pending.bytes().size());
     }
   } catch (...) {
     // Only Serialize's allocation can fail. Writing an empty loading value keeps the RDB
@@ -368,8 +353,7 @@ void* RdbLoad(RedisModuleIO* io, int encver) noexcept {
       return nullptr;
     }
     value = NewValue<Filter>();
-    value->transfer_state().pending_total = total;
-    value->transfer->pending.assign(bytes.begin(), bytes.end());
+    value->transfer_state().pending = PendingDump(total, bytes);
     return value;
   } catch (...) {
     DeleteValue(value);
@@ -391,8 +375,8 @@ void AofRewrite(RedisModuleIO* aof, RedisModuleString* key, void* opaque) noexce
       bytes = serialized;
       total = serialized.size();
     } else {
-      bytes = value.transfer->pending;
-      total = value.transfer->pending_total;
+      bytes = value.transfer->pending.bytes();
+      total = value.transfer->pending.total();
     }
     std::int64_t iterator = 0;
     for (;;) {
@@ -429,7 +413,7 @@ void Digest(RedisModuleDigest* digest, void* opaque) noexcept {
       const std::vector<std::byte> bytes = value.filter->Serialize();
       rm.DigestAddStringBuffer(digest, reinterpret_cast<const char*>(bytes.data()), bytes.size());
     } else {
-      const auto& pending = value.transfer->pending;
+      const auto pending = value.transfer->pending.bytes();
       rm.DigestAddStringBuffer(digest, reinterpret_cast<const char*>(pending.data()), pending.size());
     }
   } catch (...) {
@@ -448,8 +432,7 @@ void* Copy(RedisModuleString* /*from*/, RedisModuleString* /*to*/, const void* o
     if (value.ready()) {
       copy->filter.emplace(*value.filter);
     } else {
-      copy->transfer_state().pending_total = value.transfer->pending_total;
-      copy->transfer->pending = value.transfer->pending;
+      copy->transfer_state().pending = value.transfer->pending;
     }
     return copy;
   } catch (...) {

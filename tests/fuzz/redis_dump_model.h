@@ -55,28 +55,27 @@ class KeyModel {
       BLOOMKIT_FUZZ_CHECK(total.value() >= bloomkit::kHeaderBytes + bloomkit::kChecksumBytes);
       BLOOMKIT_FUZZ_CHECK(total.value() <= kModelMaxDumpBytes);
       loading_ = true;
-      total_ = total.value();
-      pending_.assign(data.begin(), data.end());
+      pending_ = bloomkit::redis::PendingDump(total.value(), data);
       return true;
     }
     if (!loading_) return false;  // not found, or already complete
-    if (offset != pending_.size()) return false;
-    if (data.empty() || data.size() > total_ - pending_.size()) return false;
-    const std::uint64_t needed = pending_.size() + data.size();
-    if (needed > pending_.capacity()) {
-      pending_.reserve(static_cast<std::size_t>(
-          std::min<std::uint64_t>(total_, std::max<std::uint64_t>(needed, 2 * pending_.capacity()))));
+    // The module's own append step (filter_value.h's LoadChunk calls the same).
+    auto complete = pending_.Append(offset, data);
+    if (!complete.ok()) return Rejected(complete.error());
+    BLOOMKIT_FUZZ_CHECK(pending_.bytes().size() <= pending_.total());
+    BLOOMKIT_FUZZ_CHECK(pending_.reserved_bytes() <= pending_.total());  // never more than announced
+    if (!complete.value()) {
+      BLOOMKIT_FUZZ_CHECK(pending_.bytes().size() < pending_.total());
+      return true;
     }
-    pending_.insert(pending_.end(), data.begin(), data.end());
-    BLOOMKIT_FUZZ_CHECK(pending_.size() <= total_);
-    if (pending_.size() < total_) return true;
+    BLOOMKIT_FUZZ_CHECK(pending_.bytes().size() == pending_.total());
     loading_ = false;
-    auto built = Build(pending_);
-    std::vector<std::byte> bytes;
-    bytes.swap(pending_);
+    const bloomkit::redis::PendingDump received = std::move(pending_);
+    pending_ = {};
+    auto built = Build(received.bytes());
     if (!built.ok()) return Rejected(built.error());  // the key is deleted
     filter_.emplace(std::move(built).value());
-    if (verify_) CheckAccepted(*filter_, bytes);
+    if (verify_) CheckAccepted(*filter_, received.bytes());
     return true;
   }
 
@@ -98,12 +97,11 @@ class KeyModel {
     if (announced.value() != total || buffer.size() >= total) return false;
     BLOOMKIT_FUZZ_CHECK(total <= kModelMaxDumpBytes);
     loading_ = true;
-    total_ = total;
-    pending_.assign(buffer.begin(), buffer.end());
+    pending_ = bloomkit::redis::PendingDump(total, buffer);
     return true;
   }
 
-  [[nodiscard]] std::uint64_t expected_iterator() const noexcept { return loading_ ? pending_.size() + 1 : 1; }
+  [[nodiscard]] std::uint64_t expected_iterator() const noexcept { return loading_ ? pending_.bytes().size() + 1 : 1; }
 
  private:
   static bloomkit::Result<Filter> Build(std::span<const std::byte> bytes) {
@@ -124,8 +122,7 @@ class KeyModel {
   bool verify_;
   std::optional<Filter> filter_;
   bool loading_ = false;
-  std::uint64_t total_ = 0;
-  std::vector<std::byte> pending_;
+  bloomkit::redis::PendingDump pending_;
 };
 
 // SCANDUMP of `bytes` with chunks of `chunk_bytes`: the chunks NextDumpChunk hands out,

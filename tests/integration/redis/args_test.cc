@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -215,6 +216,41 @@ TEST(DumpHeader, ValidatesKindAndSizeBeforeAllocating) {
   EXPECT_TRUE(ValidateDumpHeader(forged, FilterKind::kScalable, 2ULL << 40).ok());
   std::vector<std::byte> garbage(kDumpHeaderBytes, std::byte{0x41});
   EXPECT_FALSE(ValidateDumpHeader(garbage, FilterKind::kScalable, 512ULL << 20).ok());
+}
+
+// LOADCHUNK's append step: chunks must come in order, be non-empty and end within the
+// announced total; the bytes come out exactly as sent, completion is reported on the
+// last byte, and the storage never grows past the total.
+TEST(PendingDump, AppendsInOrderUpToTheTotal) {
+  std::vector<std::byte> dump(1000);
+  for (std::size_t i = 0; i < dump.size(); ++i) dump[i] = static_cast<std::byte>(i * 7 + 3);
+  const std::span<const std::byte> all(dump);
+  PendingDump pending(dump.size(), all.first(kDumpHeaderBytes));
+  EXPECT_EQ(pending.total(), 1000U);
+
+  auto out_of_order = pending.Append(200, all.subspan(200, 10));
+  ASSERT_FALSE(out_of_order.ok());
+  EXPECT_EQ(out_of_order.error().message(), "ERR invalid chunk iterator: expected iterator 129, got 201");
+  auto empty = pending.Append(128, {});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().message(),
+            "ERR chunk runs past the end of the dump: 0 bytes at offset 128 of a 1000-byte dump");
+  auto too_long = pending.Append(128, std::span<const std::byte>(dump.data() + 128, 873));
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_NE(too_long.error().message().find("873 bytes at offset 128"), std::string::npos);
+  EXPECT_EQ(pending.bytes().size(), kDumpHeaderBytes) << "a refused chunk must not be kept";
+
+  std::uint64_t offset = kDumpHeaderBytes;
+  for (const std::uint64_t length : {1ULL, 300ULL, 71ULL, 500ULL}) {
+    auto complete = pending.Append(offset, all.subspan(offset, length));
+    ASSERT_TRUE(complete.ok()) << complete.error().message();
+    offset += length;
+    EXPECT_EQ(complete.value(), offset == dump.size()) << "at offset " << offset;
+    EXPECT_LE(pending.reserved_bytes(), pending.total());
+  }
+  ASSERT_EQ(pending.bytes().size(), dump.size());
+  EXPECT_TRUE(std::equal(dump.begin(), dump.end(), pending.bytes().begin()));
+  EXPECT_FALSE(pending.Append(offset, all.first(1)).ok()) << "nothing fits after the last byte";
 }
 
 }  // namespace
