@@ -509,6 +509,10 @@ class BadInputTest(CliTestCase):
         code, _, err = run("query", "--frobnicate", self.path("k.bf"))
         self.assertEqual(code, EXIT_USAGE)
         self.assertOneLineError(err, "frobnicate")
+        code, _, err = run("create", self.path("k.bf"))
+        self.assertEqual(code, EXIT_USAGE)
+        self.assertOneLineError(err, "--capacity is required")
+        self.assertFalse(os.path.exists(self.path("k.bf")))
         code, _, err = run("no-such-command")
         self.assertEqual(code, EXIT_USAGE)
         code, _, err = run()
@@ -536,6 +540,19 @@ class BadInputTest(CliTestCase):
         self.assertEqual(read_bytes(cf), before)
         # No temporary files are left behind.
         self.assertEqual(sorted(os.listdir(self.dir)), ["full.cf", "good.txt", "s.bf"])
+
+    def test_key_over_the_limit(self):
+        # A "key" over 64 MiB means the wrong file (an image, a database): refused, and the
+        # filter is untouched.
+        bf = self.make_filter()
+        before = read_bytes(bf)
+        huge = self.path("huge.bin")
+        with open(huge, "wb") as f:
+            f.write(b"x" * (64 * 1024 * 1024 + 1) + b"\n")
+        code, _, err = run("add", bf, huge)
+        self.assertEqual(code, EXIT_DATA)
+        self.assertOneLineError(err, "huge.bin: a key is longer than the maximum of 67108864 bytes")
+        self.assertEqual(read_bytes(bf), before)
 
     def test_compressed_corrupt_payload(self):
         bf = self.make_filter(keys=10)
