@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # redis-benchmark of bloomkit.so: BF.ADD and BF.EXISTS against plain EXISTS, and
 # BF.MADD with 10 items, all in one run against one server (so ratios compare like with
-# like), repeated RUNS times; prints requests/s per run and the medians.
+# like), repeated RUNS times; prints requests/s per run and the medians. BF.CARD (open
+# the key, reply an integer: no hashing, no probe) shows what any module command costs
+# over a built-in one on this server.
 #   tests/integration/redis/benchmark.sh path/to/bloomkit.so [RUNS] [REQUESTS]
 set -euo pipefail
 module="$(realpath "$1")"
@@ -20,15 +22,16 @@ rps() { redis-benchmark "${common[@]}" "$@" | tr '\r' '\n' | awk '/requests per 
 redis-cli -p "$port" BF.RESERVE bf 0.01 1000000 >/dev/null
 redis-cli -p "$port" BF.RESERVE bm 0.01 10000000 >/dev/null
 r10=$(printf ' __rand_int__%.0s' $(seq 10))
-echo "run EXISTS BF.ADD BF.EXISTS BF.MADD10(cmds/s) BF.MADD10(items/s) add/exists bfexists/exists"
+echo "run EXISTS BF.CARD BF.ADD BF.EXISTS BF.MADD10(cmds/s) BF.MADD10(items/s) card/exists add/exists bfexists/exists"
 for run in $(seq "$runs"); do
   e=$(rps EXISTS key:__rand_int__)
+  c=$(rps BF.CARD bf)
   a=$(rps BF.ADD bf __rand_int__)
   x=$(rps BF.EXISTS bf __rand_int__)
   # shellcheck disable=SC2086
   m=$(rps BF.MADD bm $r10)
-  awk -v r="$run" -v e="$e" -v a="$a" -v x="$x" -v m="$m" \
-    'BEGIN {printf "%s %.0f %.0f %.0f %.0f %.0f %.3f %.3f\n", r, e, a, x, m, m*10, a/e, x/e}'
+  awk -v r="$run" -v e="$e" -v c="$c" -v a="$a" -v x="$x" -v m="$m" \
+    'BEGIN {printf "%s %.0f %.0f %.0f %.0f %.0f %.0f %.3f %.3f %.3f\n", r, e, c, a, x, m, m*10, c/e, a/e, x/e}'
 done
 echo "MEMORY USAGE (BF.RESERVE bf 0.01 1000000): $(redis-cli -p "$port" MEMORY USAGE bf) bytes"
 redis-server --version
