@@ -107,7 +107,8 @@ bool BloomFilter::AddHashPair(HashPair hash) noexcept {
 // Branch-free: all k words are read and their bits ANDed. An early exit at the first
 // zero bit saves loads for absent keys but mispredicts about once per absent key (each
 // bit is set with probability ~1/2), and after the mispredict the remaining loads start
-// late; reading all k lets them all be in flight at once.
+// late; reading all k lets them all be in flight at once. (The batch forms, whose lines
+// are already prefetched, stop at the first zero instead: see ProbePrefetched.)
 bool BloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   const std::uint64_t* words = words_.data();
   std::uint64_t all = 1;
@@ -119,6 +120,19 @@ bool BloomFilter::MayContainHashPair(HashPair hash) const noexcept {
 }
 
 namespace {
+
+// The probe of a key whose k lines were prefetched: stops at the first zero bit, so an
+// absent key waits for ~2 of its lines instead of all k while the others are still
+// arriving. At 10^8 keys the branch-free probe measured 16-21% slower here.
+bool ProbePrefetched(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                     HashPair hash) noexcept {
+  bool all = true;
+  ForEachProbe(hash, num_bits, num_hashes, [&](std::uint64_t pos) {
+    all = ((words[pos >> 6] >> (pos & 63)) & 1U) != 0;
+    return all;
+  });
+  return all;
+}
 
 // Hashes a group, prefetches all k lines of every key, then runs `op` on each: the
 // misses of the group overlap instead of queueing one after another.
@@ -156,7 +170,7 @@ std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys,
       keys.size(), [&](std::size_t i) { return internal::HashKeyInline(keys[i]); }, words_.data(), num_bits_,
       num_hashes_, false,
       [&](std::size_t i, HashPair h) {
-        out[i] = MayContainHashPair(h);
+        out[i] = ProbePrefetched(words_.data(), num_bits_, num_hashes_, h);
         hits += static_cast<std::size_t>(out[i]);
       });
   return hits;
@@ -174,7 +188,7 @@ std::size_t BloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hash
   RunBatched(
       hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, words_.data(), num_bits_, num_hashes_, false,
       [&](std::size_t i, HashPair h) {
-        out[i] = MayContainHashPair(h);
+        out[i] = ProbePrefetched(words_.data(), num_bits_, num_hashes_, h);
         hits += static_cast<std::size_t>(out[i]);
       });
   return hits;
