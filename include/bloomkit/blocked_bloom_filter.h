@@ -38,6 +38,7 @@ namespace bloomkit {
 namespace internal {
 struct BlockedOps;
 struct BlockedWords;
+enum class WordOp : int;
 }  // namespace internal
 
 class BlockedBloomFilter {
@@ -99,7 +100,8 @@ class BlockedBloomFilter {
  private:
   BlockedBloomFilter(std::uint64_t num_blocks, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
                      WordArray words) noexcept;
-  Status CheckCompatible(const BlockedBloomFilter& other, std::string_view operation) const;
+  // Merge and Intersect: the shape check, the word operation and the new count.
+  Status Combine(const BlockedBloomFilter& other, std::string_view operation, internal::WordOp op);
   [[nodiscard]] internal::BlockedWords View() const noexcept;
 
   // Lane enables of the bit pattern: word 8r + j is all-ones when probe 8r + j < k.

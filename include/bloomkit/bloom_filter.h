@@ -32,6 +32,10 @@
 
 namespace bloomkit {
 
+namespace internal {
+enum class WordOp : int;
+}  // namespace internal
+
 class BloomFilter {
  public:
   static constexpr FilterKind kKind = FilterKind::kClassic;
@@ -105,7 +109,8 @@ class BloomFilter {
  private:
   BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
               WordArray words) noexcept;
-  Status CheckCompatible(const BloomFilter& other, std::string_view operation) const;
+  // Merge and Intersect: the shape check, the word operation and the new count.
+  Status Combine(const BloomFilter& other, std::string_view operation, internal::WordOp op);
 
   std::uint64_t num_bits_ = 0;
   std::uint32_t num_hashes_ = 0;

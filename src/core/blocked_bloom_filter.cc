@@ -122,31 +122,19 @@ void BlockedBloomFilter::Clear() noexcept {
   count_ = 0;
 }
 
-Status BlockedBloomFilter::CheckCompatible(const BlockedBloomFilter& other, std::string_view operation) const {
-  if (num_blocks_ != other.num_blocks_ || num_hashes_ != other.num_hashes_) {
-    return internal::MakeError(ErrorCode::kIncompatible, "cannot ", operation, " blocked filters of ", num_bits(),
-                               " bits/", num_hashes_, " hashes and ", other.num_bits(), " bits/", other.num_hashes_,
-                               " hashes: both need the same bits and hashes");
-  }
-  return {};
+Status BlockedBloomFilter::Combine(const BlockedBloomFilter& other, std::string_view operation, internal::WordOp op) {
+  auto st = internal::CombineWords(operation, "blocked filters", {num_bits(), num_hashes_},
+                                   {other.num_bits(), other.num_hashes_}, words_.span(), other.words_.span(), op);
+  if (st.ok()) count_ = EstimatedCount();
+  return st;
 }
 
 Status BlockedBloomFilter::Merge(const BlockedBloomFilter& other) {
-  if (auto st = CheckCompatible(other, "merge"); !st.ok()) return st;
-  auto mine = words_.span();
-  auto theirs = other.words_.span();
-  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] |= theirs[i];
-  count_ = EstimatedCount();
-  return {};
+  return Combine(other, "merge", internal::WordOp::kOr);
 }
 
 Status BlockedBloomFilter::Intersect(const BlockedBloomFilter& other) {
-  if (auto st = CheckCompatible(other, "intersect"); !st.ok()) return st;
-  auto mine = words_.span();
-  auto theirs = other.words_.span();
-  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] &= theirs[i];
-  count_ = EstimatedCount();
-  return {};
+  return Combine(other, "intersect", internal::WordOp::kAnd);
 }
 
 std::uint64_t BlockedBloomFilter::CountSetBits() const noexcept {

@@ -33,6 +33,22 @@ std::uint64_t PopCount(const std::uint64_t* words, std::uint64_t num_words) noex
   return total;
 }
 
+Status CombineWords(std::string_view operation, std::string_view what, BitShape mine_shape, BitShape their_shape,
+                    std::span<std::uint64_t> mine, std::span<const std::uint64_t> theirs, WordOp op) {
+  if (mine_shape.num_bits != their_shape.num_bits || mine_shape.num_hashes != their_shape.num_hashes ||
+      mine.size() != theirs.size()) {
+    return MakeError(ErrorCode::kIncompatible, "cannot ", operation, " ", what, " of ", mine_shape.num_bits, " bits/",
+                     mine_shape.num_hashes, " hashes and ", their_shape.num_bits, " bits/", their_shape.num_hashes,
+                     " hashes: both need the same bits and hashes");
+  }
+  if (op == WordOp::kOr) {
+    for (std::size_t i = 0; i < mine.size(); ++i) mine[i] |= theirs[i];
+  } else {
+    for (std::size_t i = 0; i < mine.size(); ++i) mine[i] &= theirs[i];
+  }
+  return {};
+}
+
 }  // namespace internal
 
 namespace {
@@ -199,31 +215,19 @@ void BloomFilter::Clear() noexcept {
   count_ = 0;
 }
 
-Status BloomFilter::CheckCompatible(const BloomFilter& other, std::string_view operation) const {
-  if (num_bits_ != other.num_bits_ || num_hashes_ != other.num_hashes_) {
-    return internal::MakeError(ErrorCode::kIncompatible, "cannot ", operation, " filters of ", num_bits_, " bits/",
-                               num_hashes_, " hashes and ", other.num_bits_, " bits/", other.num_hashes_,
-                               " hashes: both need the same bits and hashes");
-  }
-  return {};
+Status BloomFilter::Combine(const BloomFilter& other, std::string_view operation, internal::WordOp op) {
+  auto st = internal::CombineWords(operation, "filters", {num_bits_, num_hashes_}, {other.num_bits_, other.num_hashes_},
+                                   words_.span(), other.words_.span(), op);
+  if (st.ok()) count_ = EstimatedCount();
+  return st;
 }
 
 Status BloomFilter::Merge(const BloomFilter& other) {
-  if (auto st = CheckCompatible(other, "merge"); !st.ok()) return st;
-  auto mine = words_.span();
-  auto theirs = other.words_.span();
-  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] |= theirs[i];
-  count_ = EstimatedCount();
-  return {};
+  return Combine(other, "merge", internal::WordOp::kOr);
 }
 
 Status BloomFilter::Intersect(const BloomFilter& other) {
-  if (auto st = CheckCompatible(other, "intersect"); !st.ok()) return st;
-  auto mine = words_.span();
-  auto theirs = other.words_.span();
-  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] &= theirs[i];
-  count_ = EstimatedCount();
-  return {};
+  return Combine(other, "intersect", internal::WordOp::kAnd);
 }
 
 std::uint64_t BloomFilter::CountSetBits() const noexcept {

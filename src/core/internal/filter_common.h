@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <string_view>
 
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
@@ -13,13 +15,31 @@ namespace bloomkit::internal {
 // buffers (a Zen 3 core tracks ~24 outstanding L1 misses).
 inline constexpr std::size_t kBatchGroup = 16;
 
-inline void PrefetchRead(const void* p) noexcept { __builtin_prefetch(p, 0, 3); }
-inline void PrefetchWrite(const void* p) noexcept { __builtin_prefetch(p, 1, 3); }
+inline void PrefetchRead(const void* p) noexcept {
+  __builtin_prefetch(p, 0, 3);
+}
+inline void PrefetchWrite(const void* p) noexcept {
+  __builtin_prefetch(p, 1, 3);
+}
 
 // Validates BloomOptions' explicit form (num_bits and num_hashes both set).
 Status ValidateExplicit(const BloomOptions& options, std::uint32_t max_hashes);
 
 // Set bits of an array of words.
 std::uint64_t PopCount(const std::uint64_t* words, std::uint64_t num_words) noexcept;
+
+// What two bit-array filters must share to be merged or intersected.
+struct BitShape {
+  std::uint64_t num_bits = 0;
+  std::uint32_t num_hashes = 0;
+};
+
+enum class WordOp : int { kOr, kAnd };
+
+// Merge (kOr) or intersect (kAnd) `theirs` into `mine`, after checking that both
+// filters have the same shape; otherwise kIncompatible naming both shapes and
+// `operation` ("merge", "intersect") of `what` ("filters", "blocked filters").
+Status CombineWords(std::string_view operation, std::string_view what, BitShape mine_shape, BitShape their_shape,
+                    std::span<std::uint64_t> mine, std::span<const std::uint64_t> theirs, WordOp op);
 
 }  // namespace bloomkit::internal
