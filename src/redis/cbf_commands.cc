@@ -64,17 +64,7 @@ Status CbfAdd(Command& cmd) {
 }
 
 Status CbfDel(Command& cmd) {
-  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
-  const auto found = Find<CbfFamily>(key);
-  if (auto s = RequireReady(found); !s.ok()) return s;
-  const bool removed = found.value->filter->Remove(cmd.arg(2));
-  if (removed) {
-    found.value->Touch();
-    cmd.Replicate();
-  }
-  cmd.Bool(removed);
-  return {};
+  return Del<CbfFamily>(cmd);
 }
 
 Status CbfExists(Command& cmd) {

@@ -189,17 +189,7 @@ Status CfCount(Command& cmd) {
 }
 
 Status CfDel(Command& cmd) {
-  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
-  const auto found = Find<CfFamily>(key);
-  if (auto s = RequireReady(found, reply::kCfNotFound); !s.ok()) return s;
-  const bool removed = found.value->filter->Remove(cmd.arg(2));
-  if (removed) {
-    found.value->Touch();
-    cmd.Replicate();
-  }
-  cmd.Bool(removed);
-  return {};
+  return Del<CfFamily>(cmd, reply::kCfNotFound);
 }
 
 Status CfInfo(Command& cmd) {

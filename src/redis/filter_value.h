@@ -201,6 +201,24 @@ Result<typename Family::Filter> BuildFromDump(std::span<const std::byte> bytes) 
   return filter;
 }
 
+// ---- CF.DEL / CBF.DEL key item ----------------------------------------------------
+// Removes one occurrence of the item; replies whether one was removed. Only a removal
+// is a write (replicated, and it ends a SCANDUMP in progress).
+template <typename Family>
+Status Del(Command& cmd, std::string_view not_found = reply::kNotFound) {
+  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
+  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
+  const auto found = Find<Family>(key);
+  if (auto s = RequireReady(found, not_found); !s.ok()) return s;
+  const bool removed = found.value->filter->Remove(cmd.arg(2));
+  if (removed) {
+    found.value->Touch();
+    cmd.Replicate();
+  }
+  cmd.Bool(removed);
+  return {};
+}
+
 // ---- LOADCHUNK key iterator data -------------------------------------------------
 template <typename Family>
 Status LoadChunk(Command& cmd) {
