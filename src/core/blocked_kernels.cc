@@ -23,24 +23,16 @@ namespace {
 // Probes of one block; round 1's lanes (probes 8-15) are computed only when kWide.
 template <bool kWide>
 struct PortableProbe {
-  static void Mask(std::uint64_t h2, const std::uint64_t* enable, std::uint64_t mask[8]) noexcept {
-    const auto lo = static_cast<std::uint32_t>(h2);
-    const auto hi = static_cast<std::uint32_t>(h2 >> 32);
-    for (int j = 0; j < 8; ++j) {
-      mask[j] = (std::uint64_t{1} << ((lo * kBlockSalts[j]) >> 26)) & enable[j];
-      if constexpr (kWide) mask[j] |= (std::uint64_t{1} << ((hi * kBlockSalts[8 + j]) >> 26)) & enable[8 + j];
-    }
-  }
   static bool Contains(const std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept {
     std::uint64_t mask[8];
-    Mask(h2, enable, mask);
+    BlockMaskPortable<kWide>(h2, enable, mask);
     std::uint64_t missing = 0;
     for (int j = 0; j < 8; ++j) missing |= mask[j] & ~block[j];
     return missing == 0;
   }
   static bool Insert(std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept {
     std::uint64_t mask[8];
-    Mask(h2, enable, mask);
+    BlockMaskPortable<kWide>(h2, enable, mask);
     std::uint64_t fresh = 0;
     for (int j = 0; j < 8; ++j) {
       fresh |= mask[j] & ~block[j];

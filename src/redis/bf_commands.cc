@@ -38,8 +38,9 @@ struct AddOutcome {
 };
 
 // Multi-item commands hash a group of items first and prefetch every cache line their
-// probes touch (ForEachProbe of hash.h), so that the k misses of 16 items overlap instead of queueing:
-// on a filter larger than the cache that is most of a BF.MADD's time.
+// probes touch (ForEachProbe of hash.h), so that the k misses of 16 items overlap
+// instead of queueing: on a filter larger than the cache that is most of a BF.MADD's
+// time.
 constexpr std::size_t kGroup = 16;
 constexpr std::size_t kMaxPrefetchStages = 4;  // the newest, largest stages
 

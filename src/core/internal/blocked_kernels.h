@@ -28,14 +28,15 @@ inline constexpr std::uint32_t kBlockSalts[16] = {
 // enable[8r + j] = ~0 if 8r + j < k else 0.
 void MakeLaneEnable(std::uint32_t num_hashes, std::uint64_t* enable) noexcept;
 
-// The eight lane masks of one key.
+// The eight lane masks of one key. kWide = false skips round 1, which is right only
+// for k <= 8 (its lanes are disabled then).
+template <bool kWide = true>
 inline void BlockMaskPortable(std::uint64_t h2, const std::uint64_t* enable, std::uint64_t mask[8]) noexcept {
   const auto lo = static_cast<std::uint32_t>(h2);
   const auto hi = static_cast<std::uint32_t>(h2 >> 32);
   for (int j = 0; j < 8; ++j) {
-    const std::uint32_t b0 = (lo * kBlockSalts[j]) >> 26;
-    const std::uint32_t b1 = (hi * kBlockSalts[8 + j]) >> 26;
-    mask[j] = ((std::uint64_t{1} << b0) & enable[j]) | ((std::uint64_t{1} << b1) & enable[8 + j]);
+    mask[j] = (std::uint64_t{1} << ((lo * kBlockSalts[j]) >> 26)) & enable[j];
+    if constexpr (kWide) mask[j] |= (std::uint64_t{1} << ((hi * kBlockSalts[8 + j]) >> 26)) & enable[8 + j];
   }
 }
 
