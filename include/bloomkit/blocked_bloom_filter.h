@@ -103,6 +103,9 @@ class BlockedBloomFilter {
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BlockedBloomFilter& other, std::string_view operation, internal::WordOp op);
   [[nodiscard]] internal::BlockedWords View() const noexcept;
+  // One key's probe, inlined into every single-key operation.
+  [[nodiscard]] bool ContainsAt(HashPair hash) const noexcept;
+  bool InsertAt(HashPair hash) noexcept;
 
   // Lane enables of the bit pattern: word 8r + j is all-ones when probe 8r + j < k.
   alignas(64) std::uint64_t lane_enable_[16] = {};

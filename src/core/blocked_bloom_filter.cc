@@ -75,28 +75,35 @@ internal::BlockedWords BlockedBloomFilter::View() const noexcept {
   return {const_cast<std::uint64_t*>(words_.data()), num_blocks_, lane_enable_};
 }
 
-void BlockedBloomFilter::Add(std::string_view key) noexcept {
-  (void)AddHashPair(internal::HashKeyInline(key));
+inline bool BlockedBloomFilter::ContainsAt(HashPair hash) const noexcept {
+  return ops_->contains(words_.data() + FastRange64(hash.h1, num_blocks_) * kWordsPerBlock, hash.h2, lane_enable_);
 }
 
-bool BlockedBloomFilter::AddIfAbsent(std::string_view key) noexcept {
-  return AddHashPair(internal::HashKeyInline(key));
-}
-
-bool BlockedBloomFilter::MayContain(std::string_view key) const noexcept {
-  return MayContainHashPair(internal::HashKeyInline(key));
-}
-
-bool BlockedBloomFilter::AddHashPair(HashPair hash) noexcept {
-  std::uint64_t* block = words_.data() + FastRange64(hash.h1, num_blocks_) * kWordsPerBlock;
-  const bool fresh = ops_->insert(block, hash.h2, lane_enable_);
+inline bool BlockedBloomFilter::InsertAt(HashPair hash) noexcept {
+  const bool fresh =
+      ops_->insert(words_.data() + FastRange64(hash.h1, num_blocks_) * kWordsPerBlock, hash.h2, lane_enable_);
   count_ += fresh ? 1 : 0;
   return fresh;
 }
 
+void BlockedBloomFilter::Add(std::string_view key) noexcept {
+  (void)internal::UseKeyHash(key, [this](HashPair h) { return InsertAt(h); });
+}
+
+bool BlockedBloomFilter::AddIfAbsent(std::string_view key) noexcept {
+  return internal::UseKeyHash(key, [this](HashPair h) { return InsertAt(h); });
+}
+
+bool BlockedBloomFilter::MayContain(std::string_view key) const noexcept {
+  return internal::UseKeyHash(key, [this](HashPair h) { return ContainsAt(h); });
+}
+
+bool BlockedBloomFilter::AddHashPair(HashPair hash) noexcept {
+  return InsertAt(hash);
+}
+
 bool BlockedBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
-  const std::uint64_t* block = words_.data() + FastRange64(hash.h1, num_blocks_) * kWordsPerBlock;
-  return ops_->contains(block, hash.h2, lane_enable_);
+  return ContainsAt(hash);
 }
 
 void BlockedBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {

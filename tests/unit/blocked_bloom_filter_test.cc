@@ -430,6 +430,27 @@ TEST(BlockedBloomFilterTest, AddHashUsesTheExpandedHash) {
   EXPECT_TRUE(a.AddHashIfAbsent(43));
 }
 
+// Single-key calls take a short-key and a long-key path (hash_inline.h); both must hash
+// as HashKey does, across every length class of XXH3 (0, 1-3, 4-8, 9-16, 17-128,
+// 129-240, longer).
+TEST(BlockedBloomFilterTest, SingleKeyCallsHashAsHashKeyAtEveryLength) {
+  std::mt19937_64 rng(7);
+  for (std::size_t len = 0; len <= 300; ++len) {
+    std::string key(len, '\0');
+    for (char& c : key) c = static_cast<char>(rng());
+    auto by_key = MakeFilter({.capacity = 100, .fp_rate = 0.01});
+    auto by_hash = MakeFilter({.capacity = 100, .fp_rate = 0.01});
+    by_key.Add(key);
+    by_hash.AddHashPair(HashKey(key));
+    ASSERT_TRUE(by_key == by_hash) << "Add, key of " << len << " bytes";
+    ASSERT_TRUE(by_hash.MayContain(key)) << len;
+    ASSERT_FALSE(by_hash.AddIfAbsent(key)) << len;
+    auto fresh = MakeFilter({.capacity = 100, .fp_rate = 0.01});
+    ASSERT_TRUE(fresh.AddIfAbsent(key)) << len;
+    ASSERT_TRUE(fresh == by_hash) << "AddIfAbsent, key of " << len << " bytes";
+  }
+}
+
 const std::uint64_t kBatchSizes[] = {0, 1, 3, 15, 16, 17, 31, 33, 1000, 4099};
 
 TEST(BlockedBloomFilterBatchTest, BatchesEqualSingleKeyCalls) {

@@ -20,4 +20,20 @@ inline std::uint64_t Checksum64(const void* data, std::size_t bytes) noexcept {
   return XXH3_64bits(data, bytes);
 }
 
+// `use(hash of key)` for a single-key operation. Keys of up to 16 bytes (integer ids,
+// short tokens) take an inlined path small enough to need no callee-saved registers;
+// longer keys jump to an out-of-line copy that inlines XXH3's longer-input code.
+template <typename Use>
+[[gnu::noinline]] auto UseLongKeyHash(std::string_view key, Use use) noexcept {
+  return use(HashKeyInline(key));
+}
+
+template <typename Use>
+inline auto UseKeyHash(std::string_view key, Use use) noexcept {
+  if (key.size() > 16) [[unlikely]] {
+    return UseLongKeyHash(key, use);
+  }
+  return use(HashKeyInline(key));
+}
+
 }  // namespace bloomkit::internal
