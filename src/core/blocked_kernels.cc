@@ -96,19 +96,6 @@ struct Avx2Probe {
 
 #endif  // BLOOMKIT_X86
 
-// The two kinds of batch input: keys, hashed here, and 64-bit hashes, expanded here.
-struct KeyHasher {
-  using Items = std::span<const std::string_view>;
-  Items keys;
-  HashPair operator()(std::size_t i) const noexcept { return HashKeyInline(keys[i]); }
-};
-
-struct HashExpander {
-  using Items = std::span<const std::uint64_t>;
-  Items hashes;
-  HashPair operator()(std::size_t i) const noexcept { return ExpandHash(hashes[i]); }
-};
-
 // The batch operations of BlockedOps over one probe kind.
 template <typename Probe>
 struct Ops {

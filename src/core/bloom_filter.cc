@@ -159,6 +159,7 @@ void RunBatched(std::size_t n, Hasher&& hasher, const std::uint64_t* words, std:
   for (std::size_t base = 0; base < n; base += internal::kBatchGroup) {
     const std::size_t len = std::min(internal::kBatchGroup, n - base);
     for (std::size_t j = 0; j < len; ++j) {
+      if (base + internal::kBatchGroup + j < n) hasher.Prefetch(base + internal::kBatchGroup + j);
       group[j] = hasher(base + j);
       ForEachProbe(group[j], num_bits, num_hashes, [&](std::uint64_t pos) {
         if (for_write)
@@ -175,38 +176,33 @@ void RunBatched(std::size_t n, Hasher&& hasher, const std::uint64_t* words, std:
 }  // namespace
 
 void BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
-  RunBatched(
-      keys.size(), [&](std::size_t i) { return internal::HashKeyInline(keys[i]); }, words_.data(), num_bits_,
-      num_hashes_, true, [&](std::size_t, HashPair h) { AddHashPair(h); });
+  RunBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes_, true,
+             [&](std::size_t, HashPair h) { AddHashPair(h); });
 }
 
 std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept {
   std::size_t hits = 0;
-  RunBatched(
-      keys.size(), [&](std::size_t i) { return internal::HashKeyInline(keys[i]); }, words_.data(), num_bits_,
-      num_hashes_, false,
-      [&](std::size_t i, HashPair h) {
-        out[i] = ProbePrefetched(words_.data(), num_bits_, num_hashes_, h);
-        hits += static_cast<std::size_t>(out[i]);
-      });
+  RunBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes_, false,
+             [&](std::size_t i, HashPair h) {
+               out[i] = ProbePrefetched(words_.data(), num_bits_, num_hashes_, h);
+               hits += static_cast<std::size_t>(out[i]);
+             });
   return hits;
 }
 
 void BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
-  RunBatched(
-      hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, words_.data(), num_bits_, num_hashes_, true,
-      [&](std::size_t, HashPair h) { AddHashPair(h); });
+  RunBatched(hashes.size(), internal::HashExpander{hashes}, words_.data(), num_bits_, num_hashes_, true,
+             [&](std::size_t, HashPair h) { AddHashPair(h); });
 }
 
 std::size_t BloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
                                              std::span<bool> out) const noexcept {
   std::size_t hits = 0;
-  RunBatched(
-      hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, words_.data(), num_bits_, num_hashes_, false,
-      [&](std::size_t i, HashPair h) {
-        out[i] = ProbePrefetched(words_.data(), num_bits_, num_hashes_, h);
-        hits += static_cast<std::size_t>(out[i]);
-      });
+  RunBatched(hashes.size(), internal::HashExpander{hashes}, words_.data(), num_bits_, num_hashes_, false,
+             [&](std::size_t i, HashPair h) {
+               out[i] = ProbePrefetched(words_.data(), num_bits_, num_hashes_, h);
+               hits += static_cast<std::size_t>(out[i]);
+             });
   return hits;
 }
 

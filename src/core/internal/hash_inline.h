@@ -2,6 +2,8 @@
 // of a cache-resident lookup). xxHash comes from Debian's libxxhash-dev, header-only.
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <string_view>
 
 #define XXH_INLINE_ALL
@@ -35,5 +37,23 @@ inline auto UseKeyHash(std::string_view key, Use use) noexcept {
   }
   return use(HashKeyInline(key));
 }
+
+// The two kinds of batch input: keys, hashed here, and 64-bit hashes, expanded here.
+// A batch works in groups; while it hashes one group it asks for the next group's key
+// bytes (Prefetch), which a caller's buffer of keys larger than the caches would
+// otherwise deliver one DRAM miss at a time.
+struct KeyHasher {
+  using Items = std::span<const std::string_view>;
+  Items keys;
+  HashPair operator()(std::size_t i) const noexcept { return HashKeyInline(keys[i]); }
+  void Prefetch(std::size_t i) const noexcept { __builtin_prefetch(keys[i].data(), 0, 3); }
+};
+
+struct HashExpander {
+  using Items = std::span<const std::uint64_t>;
+  Items hashes;
+  HashPair operator()(std::size_t i) const noexcept { return ExpandHash(hashes[i]); }
+  void Prefetch(std::size_t /*i*/) const noexcept {}  // a sequential array: the hardware streams it
+};
 
 }  // namespace bloomkit::internal
