@@ -150,17 +150,28 @@ bool ProbePrefetched(const std::uint64_t* words, std::uint64_t num_bits, std::ui
   return all;
 }
 
+// Hashes items [base, base + len) into `group` and asks for the next group's key bytes.
+// One out-of-line copy per input kind serves every batch loop of this file: inlined into
+// each, XXH3's code outgrows the inliner's budget and ends up called per key anyway.
+template <typename Hasher>
+[[gnu::noinline]] void HashGroup(const Hasher& hasher, std::size_t n, std::size_t base, std::size_t len,
+                                 HashPair* group) noexcept {
+  for (std::size_t j = 0; j < len; ++j) {
+    if (base + internal::kBatchGroup + j < n) hasher.Prefetch(base + internal::kBatchGroup + j);
+    group[j] = hasher(base + j);
+  }
+}
+
 // Hashes a group, prefetches all k lines of every key, then runs `op` on each: the
 // misses of the group overlap instead of queueing one after another.
 template <typename Hasher, typename Op>
-void RunBatched(std::size_t n, Hasher&& hasher, const std::uint64_t* words, std::uint64_t num_bits,
+void RunBatched(std::size_t n, const Hasher& hasher, const std::uint64_t* words, std::uint64_t num_bits,
                 std::uint32_t num_hashes, bool for_write, Op&& op) noexcept {
   HashPair group[internal::kBatchGroup];
   for (std::size_t base = 0; base < n; base += internal::kBatchGroup) {
     const std::size_t len = std::min(internal::kBatchGroup, n - base);
+    HashGroup(hasher, n, base, len, group);
     for (std::size_t j = 0; j < len; ++j) {
-      if (base + internal::kBatchGroup + j < n) hasher.Prefetch(base + internal::kBatchGroup + j);
-      group[j] = hasher(base + j);
       ForEachProbe(group[j], num_bits, num_hashes, [&](std::uint64_t pos) {
         if (for_write)
           internal::PrefetchWrite(words + (pos >> 6));
@@ -173,6 +184,84 @@ void RunBatched(std::size_t n, Hasher&& hasher, const std::uint64_t* words, std:
   }
 }
 
+// ForEachProbe's walk, resumable: the state before probe i is x = h1 + i h2 +
+// kProbeStep i (i - 1) / 2, y = h2 + i kProbeStep (mod 2^64).
+struct ProbeWalk {
+  std::uint64_t x;
+  std::uint64_t y;
+  ProbeWalk(HashPair hash, std::uint64_t start) noexcept
+      : x(hash.h1 + start * hash.h2 + kProbeStep * (start * (start - 1) / 2)), y(hash.h2 + start * kProbeStep) {}
+  std::uint64_t Next(std::uint64_t range) noexcept {
+    const std::uint64_t pos = FastRange64(x, range);
+    x += y;
+    y += kProbeStep;
+    return pos;
+  }
+};
+
+// Batch queries of a filter in DRAM, in two waves per group. An absent key stops at its
+// first zero bit, after ~2 probes, so prefetching all k lines of every key (RunBatched)
+// spends most of the core's miss buffers on lines an absent key never reads. Wave 1
+// prefetches and tests the first kFirstWave probes of each key; only the keys that pass
+// (every present key, ~1/2^3 of the absent ones) have their remaining lines prefetched
+// and tested in wave 2. A filter the caches hold is bound by instructions instead, and
+// the one-wave RunBatched is faster there (QueryBatched chooses).
+constexpr std::uint32_t kFirstWave = 3;
+constexpr std::uint64_t kTwoWaveMinBits = std::uint64_t{32} << 20;  // 4 MiB
+
+template <typename Hasher>
+std::size_t QueryTwoWaves(std::size_t n, const Hasher& hasher, const std::uint64_t* words, std::uint64_t num_bits,
+                          std::uint32_t num_hashes, bool* out) noexcept {
+  const auto bit = [&](std::uint64_t pos) { return ((words[pos >> 6] >> (pos & 63)) & 1U) != 0; };
+  HashPair group[internal::kBatchGroup];
+  std::size_t rest[internal::kBatchGroup];
+  std::size_t hits = 0;
+  for (std::size_t base = 0; base < n; base += internal::kBatchGroup) {
+    const std::size_t len = std::min(internal::kBatchGroup, n - base);
+    HashGroup(hasher, n, base, len, group);
+    for (std::size_t j = 0; j < len; ++j) {
+      ProbeWalk walk(group[j], 0);
+      for (std::uint32_t i = 0; i < kFirstWave; ++i) internal::PrefetchRead(words + (walk.Next(num_bits) >> 6));
+    }
+    std::size_t num_rest = 0;
+    for (std::size_t j = 0; j < len; ++j) {
+      ProbeWalk walk(group[j], 0);
+      bool maybe = true;
+      for (std::uint32_t i = 0; i < kFirstWave && maybe; ++i) maybe = bit(walk.Next(num_bits));
+      if (maybe) {
+        rest[num_rest++] = j;
+        for (std::uint32_t i = kFirstWave; i < num_hashes; ++i) {
+          internal::PrefetchRead(words + (walk.Next(num_bits) >> 6));
+        }
+      }
+      out[base + j] = maybe;
+    }
+    for (std::size_t r = 0; r < num_rest; ++r) {
+      const std::size_t j = rest[r];
+      ProbeWalk walk(group[j], kFirstWave);
+      bool all = true;
+      for (std::uint32_t i = kFirstWave; i < num_hashes && all; ++i) all = bit(walk.Next(num_bits));
+      out[base + j] = all;
+      hits += all ? 1U : 0U;
+    }
+  }
+  return hits;
+}
+
+template <typename Hasher>
+std::size_t QueryBatched(std::size_t n, const Hasher& hasher, const std::uint64_t* words, std::uint64_t num_bits,
+                         std::uint32_t num_hashes, bool* out) noexcept {
+  if (num_bits >= kTwoWaveMinBits && num_hashes > kFirstWave) {
+    return QueryTwoWaves(n, hasher, words, num_bits, num_hashes, out);
+  }
+  std::size_t hits = 0;
+  RunBatched(n, hasher, words, num_bits, num_hashes, false, [&](std::size_t i, HashPair h) {
+    out[i] = ProbePrefetched(words, num_bits, num_hashes, h);
+    hits += out[i] ? 1U : 0U;
+  });
+  return hits;
+}
+
 }  // namespace
 
 void BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
@@ -181,13 +270,7 @@ void BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
 }
 
 std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept {
-  std::size_t hits = 0;
-  RunBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes_, false,
-             [&](std::size_t i, HashPair h) {
-               out[i] = ProbePrefetched(words_.data(), num_bits_, num_hashes_, h);
-               hits += static_cast<std::size_t>(out[i]);
-             });
-  return hits;
+  return QueryBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes_, out.data());
 }
 
 void BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
@@ -197,13 +280,7 @@ void BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
 
 std::size_t BloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
                                              std::span<bool> out) const noexcept {
-  std::size_t hits = 0;
-  RunBatched(hashes.size(), internal::HashExpander{hashes}, words_.data(), num_bits_, num_hashes_, false,
-             [&](std::size_t i, HashPair h) {
-               out[i] = ProbePrefetched(words_.data(), num_bits_, num_hashes_, h);
-               hits += static_cast<std::size_t>(out[i]);
-             });
-  return hits;
+  return QueryBatched(hashes.size(), internal::HashExpander{hashes}, words_.data(), num_bits_, num_hashes_, out.data());
 }
 
 void BloomFilter::Clear() noexcept {

@@ -337,6 +337,49 @@ TEST(BloomFilterBatchTest, AddBatchEqualsRepeatedAdd) {
   }
 }
 
+// Filters of 4 MiB and more answer batches in two waves (the first 3 probes of every
+// key, then the rest for the keys that passed); this one is filled to its capacity so
+// that absent keys are rejected in both waves, and k = 7 and k = 2 (a single wave)
+// both run.
+TEST(BloomFilterBatchTest, BatchesOfAFilterInMemoryEqualSingleKeyCalls) {
+  for (const std::uint32_t k : {7U, 2U}) {
+    auto f = MakeFilter({.capacity = 3'600'000, .num_bits = std::uint64_t{36} << 20, .num_hashes = k});
+    std::vector<std::uint64_t> added;
+    for (std::uint64_t i = 0; i < 3'600'000; ++i) added.push_back(bloomkit_test::SplitMix64(i));
+    f.AddHashBatch(added);
+    std::vector<std::uint64_t> hashes;
+    for (std::uint64_t i = 0; i < 20'000; ++i) hashes.push_back(i % 2 == 0 ? added[i * 97] : ~added[i * 97]);
+    std::unique_ptr<bool[]> out(new bool[hashes.size()]);
+    std::size_t hits = f.MayContainHashBatch(hashes, std::span<bool>(out.get(), hashes.size()));
+    std::size_t want = 0;
+    for (std::size_t i = 0; i < hashes.size(); ++i) {
+      ASSERT_EQ(out[i], f.MayContainHash(hashes[i])) << "k " << k << ", hash " << i;
+      if (i % 2 == 0) {
+        ASSERT_TRUE(out[i]) << "k " << k << ", added hash " << i << " not found";
+      }
+      want += out[i] ? 1U : 0U;
+    }
+    EXPECT_EQ(hits, want);
+    EXPECT_LT(hits, 10'000U + 2'000U) << "k " << k << ": far more false positives than expected";
+
+    KeySet present('p', 0, 10'000);
+    KeySet absent('a', 0, 10'000);
+    f.AddBatch(present.views);
+    std::vector<std::string_view> keys;
+    for (std::size_t i = 0; i < 10'000; ++i) keys.push_back(i % 2 == 0 ? present.views[i] : absent.views[i]);
+    hits = f.MayContainBatch(keys, std::span<bool>(out.get(), keys.size()));
+    want = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      ASSERT_EQ(out[i], f.MayContain(keys[i])) << "k " << k << ", key " << i;
+      if (i % 2 == 0) {
+        ASSERT_TRUE(out[i]) << "k " << k << ", added key " << i << " not found";
+      }
+      want += out[i] ? 1U : 0U;
+    }
+    EXPECT_EQ(hits, want);
+  }
+}
+
 TEST(BloomFilterBatchTest, HashBatchesEqualSingleHashCalls) {
   std::vector<std::uint64_t> hashes;
   for (std::uint64_t i = 0; i < 1000; ++i) hashes.push_back(bloomkit_test::SplitMix64(i * 31 + 5));
