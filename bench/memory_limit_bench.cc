@@ -38,7 +38,7 @@ inline std::uint64_t LineOf(std::uint64_t key, std::uint64_t probe, std::uint64_
 }
 
 template <bool kPrefetch>
-void BM_MemoryLimit(benchmark::State& state, std::uint64_t lines_per_key, std::uint64_t n) {
+void RunMemoryLimit(benchmark::State& state, std::uint64_t lines_per_key, std::uint64_t n) {
   const auto bytes = static_cast<std::uint64_t>(static_cast<double>(n) * 9.585 / 8);
   const std::uint64_t num_lines = std::max<std::uint64_t>(1, bytes / 64);
   WordArray buffer = WordArray::Allocate(num_lines * kWordsPerLine);
@@ -75,14 +75,19 @@ void BM_MemoryLimit(benchmark::State& state, std::uint64_t lines_per_key, std::u
 void RegisterMemoryLimit(const BenchConfig& config) {
   for (std::uint64_t n : config.sizes) {
     for (const std::uint64_t lines : {std::uint64_t{1}, std::uint64_t{7}}) {
-      const std::string suffix = "/n:" + std::to_string(n);
-      const std::string head = "MemoryLimit/lines:" + std::to_string(lines);
-      benchmark::RegisterBenchmark((head + "/loads" + suffix).c_str(), [=](benchmark::State& s) {
-        BM_MemoryLimit<false>(s, lines, n);
-      })->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark((head + "/prefetch" + suffix).c_str(), [=](benchmark::State& s) {
-        BM_MemoryLimit<true>(s, lines, n);
-      })->Unit(benchmark::kMillisecond);
+      for (const bool prefetch : {false, true}) {
+        std::string name = "MemoryLimit/lines:";
+        name += std::to_string(lines);
+        name += prefetch ? "/prefetch/n:" : "/loads/n:";
+        name += std::to_string(n);
+        benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {
+          if (prefetch) {
+            RunMemoryLimit<true>(s, lines, n);
+          } else {
+            RunMemoryLimit<false>(s, lines, n);
+          }
+        })->Unit(benchmark::kMillisecond);
+      }
     }
   }
 }
