@@ -337,6 +337,21 @@ TEST(BloomFilterBatchTest, AddBatchEqualsRepeatedAdd) {
   }
 }
 
+// A batch's answers against single calls: each the same, every even-indexed (added)
+// item found, and the returned hit count the number of true answers.
+template <typename Items, typename Single>
+void ExpectBatchAgrees(const Items& items, const bool* out, std::size_t hits, Single single, std::uint32_t k) {
+  std::size_t want = 0;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    ASSERT_EQ(out[i], single(items[i])) << "k " << k << ", item " << i;
+    if (i % 2 == 0) {
+      ASSERT_TRUE(out[i]) << "k " << k << ", added item " << i << " not found";
+    }
+    want += out[i] ? 1U : 0U;
+  }
+  EXPECT_EQ(hits, want);
+}
+
 // Filters of 4 MiB and more answer batches in two waves (the first 3 probes of every
 // key, then the rest for the keys that passed); this one is filled to its capacity so
 // that absent keys are rejected in both waves, and k = 7 and k = 2 (a single wave)
@@ -351,15 +366,8 @@ TEST(BloomFilterBatchTest, BatchesOfAFilterInMemoryEqualSingleKeyCalls) {
     for (std::uint64_t i = 0; i < 20'000; ++i) hashes.push_back(i % 2 == 0 ? added[i * 97] : ~added[i * 97]);
     std::unique_ptr<bool[]> out(new bool[hashes.size()]);
     std::size_t hits = f.MayContainHashBatch(hashes, std::span<bool>(out.get(), hashes.size()));
-    std::size_t want = 0;
-    for (std::size_t i = 0; i < hashes.size(); ++i) {
-      ASSERT_EQ(out[i], f.MayContainHash(hashes[i])) << "k " << k << ", hash " << i;
-      if (i % 2 == 0) {
-        ASSERT_TRUE(out[i]) << "k " << k << ", added hash " << i << " not found";
-      }
-      want += out[i] ? 1U : 0U;
-    }
-    EXPECT_EQ(hits, want);
+    ExpectBatchAgrees(
+        hashes, out.get(), hits, [&](std::uint64_t h) { return f.MayContainHash(h); }, k);
     EXPECT_LT(hits, 10'000U + 2'000U) << "k " << k << ": far more false positives than expected";
 
     KeySet present('p', 0, 10'000);
@@ -368,15 +376,8 @@ TEST(BloomFilterBatchTest, BatchesOfAFilterInMemoryEqualSingleKeyCalls) {
     std::vector<std::string_view> keys;
     for (std::size_t i = 0; i < 10'000; ++i) keys.push_back(i % 2 == 0 ? present.views[i] : absent.views[i]);
     hits = f.MayContainBatch(keys, std::span<bool>(out.get(), keys.size()));
-    want = 0;
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-      ASSERT_EQ(out[i], f.MayContain(keys[i])) << "k " << k << ", key " << i;
-      if (i % 2 == 0) {
-        ASSERT_TRUE(out[i]) << "k " << k << ", added key " << i << " not found";
-      }
-      want += out[i] ? 1U : 0U;
-    }
-    EXPECT_EQ(hits, want);
+    ExpectBatchAgrees(
+        keys, out.get(), hits, [&](std::string_view key) { return f.MayContain(key); }, k);
   }
 }
 
