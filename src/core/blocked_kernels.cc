@@ -44,8 +44,11 @@ struct PortableProbe {
 
 #ifdef BLOOMKIT_X86
 
-template <bool kWide>
+// kAllLanes: k = 8 exactly (every blocked filter at 1% and 0.1%), so every lane of
+// round 0 takes part and the lane enables need not be loaded.
+template <bool kWide, bool kAllLanes = false>
 struct Avx2Probe {
+  static_assert(!(kWide && kAllLanes));
   // Masks of lanes 0-3 and 4-7 in two registers.
   [[gnu::target("avx2")]] static void Masks(std::uint64_t h2, const std::uint64_t* enable, __m256i* m_lo,
                                             __m256i* m_hi) noexcept {
@@ -54,10 +57,12 @@ struct Avx2Probe {
     const __m256i salts0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kBlockSalts));
     const __m256i w0 = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h2)));
     const __m256i bit0 = _mm256_srli_epi32(_mm256_mullo_epi32(w0, salts0), 26);
-    *m_lo = _mm256_and_si256(_mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(bit0))),
-                             _mm256_load_si256(en + 0));
-    *m_hi = _mm256_and_si256(_mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit0, 1))),
-                             _mm256_load_si256(en + 1));
+    *m_lo = _mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(bit0)));
+    *m_hi = _mm256_sllv_epi64(one, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit0, 1)));
+    if constexpr (!kAllLanes) {
+      *m_lo = _mm256_and_si256(*m_lo, _mm256_load_si256(en + 0));
+      *m_hi = _mm256_and_si256(*m_hi, _mm256_load_si256(en + 1));
+    }
     if constexpr (kWide) {
       const __m256i salts1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kBlockSalts + 8));
       const __m256i w1 = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h2 >> 32)));
@@ -146,9 +151,9 @@ struct Ops {
 
 // Batch entry points compiled for AVX2: `flatten` inlines the whole operation (hash,
 // loop, probe) into one AVX2 function.
-template <bool kWide>
+template <bool kWide, bool kAllLanes = false>
 struct Avx2Ops {
-  using O = Ops<Avx2Probe<kWide>>;
+  using O = Ops<Avx2Probe<kWide, kAllLanes>>;
   template <typename Hasher>
   [[gnu::target("avx2"), gnu::flatten]] static std::uint64_t InsertBatch(const BlockedWords& f,
                                                                          typename Hasher::Items items) noexcept {
@@ -177,8 +182,9 @@ constexpr BlockedOps MakeTable() noexcept {
 constexpr BlockedOps kPortableOps[2] = {MakeTable<PortableProbe<false>, Ops<PortableProbe<false>>>(),
                                         MakeTable<PortableProbe<true>, Ops<PortableProbe<true>>>()};
 #ifdef BLOOMKIT_X86
-constexpr BlockedOps kAvx2Ops[2] = {MakeTable<Avx2Probe<false>, Avx2Ops<false>>(),
-                                    MakeTable<Avx2Probe<true>, Avx2Ops<true>>()};
+constexpr BlockedOps kAvx2Ops[3] = {MakeTable<Avx2Probe<false>, Avx2Ops<false>>(),
+                                    MakeTable<Avx2Probe<true>, Avx2Ops<true>>(),
+                                    MakeTable<Avx2Probe<false, true>, Avx2Ops<false, true>>()};
 #endif
 
 }  // namespace
@@ -194,7 +200,7 @@ bool BlockInsertPortable(std::uint64_t* block, std::uint64_t h2, const std::uint
 const BlockedOps& GetBlockedOps(BlockedIsa isa, std::uint32_t num_hashes) noexcept {
   const bool wide = num_hashes > 8;
 #ifdef BLOOMKIT_X86
-  if (isa == BlockedIsa::kAvx2 && CpuHasAvx2()) return kAvx2Ops[wide ? 1 : 0];
+  if (isa == BlockedIsa::kAvx2 && CpuHasAvx2()) return kAvx2Ops[num_hashes == 8 ? 2 : (wide ? 1 : 0)];
 #else
   (void)isa;
 #endif
