@@ -152,7 +152,7 @@ TEST(BlockedKernelsTest, Avx2AndPortableAgree) {
 TEST(BlockedKernelsTest, FilterMatchesThePortableKernel) {
   for (const std::uint32_t k : {1U, 5U, 8U, 9U, 16U}) {
     SCOPED_TRACE(testing::Message() << "k=" << k << (BlockedBloomFilter::UsesAvx2() ? " (avx2)" : " (portable)"));
-    auto f = MakeFilter({.num_bits = 20'000 * 12, .num_hashes = k});
+    auto f = MakeFilter({.num_bits = std::uint64_t{20'000} * 12, .num_hashes = k});
     const std::uint64_t blocks = f.num_blocks();
     Enable enable(k);
     std::vector<Block> portable(blocks);
@@ -301,7 +301,7 @@ TEST(BlockedBloomFilterHashingTest, KnownBlocksAndLanes) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << "key \"" << c.key << "\" k=" << c.k);
-    auto f = MakeFilter({.num_bits = 1000 * 512, .num_hashes = c.k});
+    auto f = MakeFilter({.num_bits = std::uint64_t{1000} * 512, .num_hashes = c.k});
     ASSERT_EQ(f.num_blocks(), 1000U);
     EXPECT_EQ(FastRange64(HashKey(c.key).h1, 1000), c.block);
     EXPECT_EQ(ReferenceMasks(HashKey(c.key).h2, c.k), c.lanes);
@@ -332,7 +332,7 @@ TEST(BlockedBloomFilterCreateTest, SizesWithTheBlockedFormula) {
   EXPECT_EQ(BlockedBloomFilter::UsesAvx2(), kernels::CpuHasAvx2());
   // The AVX2 kernels use aligned loads: blocks must sit on 64-byte boundaries.
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(f.words().data()) % 64, 0U);
-  const BlockedBloomFilter copy = f;
+  const BlockedBloomFilter copy = f;  // NOLINT(performance-unnecessary-copy-initialization): the copy is under test
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(copy.words().data()) % 64, 0U);
 }
 
