@@ -101,6 +101,15 @@ struct Avx2Probe {
 
 #endif  // BLOOMKIT_X86
 
+// Keys hashed and prefetched ahead of their probes. A blocked key needs one line, so
+// the classic filter's 16 keys keep only 16 misses in flight: filters in DRAM (4 MiB
+// and more) take groups of 64, which measured 0.60-0.66x the time of 16 at 10^8 keys
+// and 0.72-0.78x at 10^7; filters the caches hold stay at 16, where 64 measured up to
+// 7% slower.
+constexpr std::size_t kSmallGroup = 16;
+constexpr std::size_t kLargeGroup = 64;
+constexpr std::uint64_t kLargeGroupMinBlocks = (std::uint64_t{4} << 20) / 64;
+
 // The batch operations of BlockedOps over one probe kind.
 template <typename Probe>
 struct Ops {
@@ -113,9 +122,10 @@ struct Ops {
   static void Batched(const BlockedWords& f, typename Hasher::Items items, Visit&& visit) noexcept {
     const Hasher hasher{items};
     const std::size_t n = items.size();
-    HashPair group[kBatchGroup];
-    for (std::size_t base = 0; base < n; base += kBatchGroup) {
-      const std::size_t len = std::min(kBatchGroup, n - base);
+    const std::size_t group_size = f.num_blocks >= kLargeGroupMinBlocks ? kLargeGroup : kSmallGroup;
+    HashPair group[kLargeGroup];
+    for (std::size_t base = 0; base < n; base += group_size) {
+      const std::size_t len = std::min(group_size, n - base);
       for (std::size_t j = 0; j < len; ++j) {
         group[j] = hasher(base + j);
         if constexpr (kForWrite) {

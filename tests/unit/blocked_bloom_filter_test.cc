@@ -481,6 +481,34 @@ TEST(BlockedBloomFilterBatchTest, BatchesEqualSingleKeyCalls) {
   }
 }
 
+// Filters of 4 MiB and more hash and prefetch 64 keys ahead instead of 16; the batch
+// sizes below end inside a group, on its edge and past it.
+TEST(BlockedBloomFilterBatchTest, BatchesOfAFilterInMemoryEqualSingleKeyCalls) {
+  auto f = MakeFilter({.capacity = 500'000, .num_bits = std::uint64_t{40} << 20, .num_hashes = 8});
+  ASSERT_GE(f.memory_bytes(), std::uint64_t{4} << 20);
+  KeySet present('p', 0, 5'000);
+  KeySet absent('a', 0, 5'000);
+  auto single = f;
+  f.AddBatch(present.views);
+  for (const auto key : present.views) single.Add(key);
+  ASSERT_TRUE(f == single);
+  for (const std::size_t n : {std::size_t{63}, std::size_t{64}, std::size_t{65}, std::size_t{5'000}}) {
+    std::vector<std::string_view> keys;
+    for (std::size_t i = 0; i < n; ++i) keys.push_back(i % 2 == 0 ? present.views[i] : absent.views[i]);
+    std::unique_ptr<bool[]> out(new bool[n]);
+    const std::size_t hits = f.MayContainBatch(keys, std::span<bool>(out.get(), n));
+    std::size_t want = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(out[i], f.MayContain(keys[i])) << "batch of " << n << ", key " << i;
+      if (i % 2 == 0) {
+        ASSERT_TRUE(out[i]) << "added key " << i << " not found";
+      }
+      want += out[i] ? 1U : 0U;
+    }
+    EXPECT_EQ(hits, want) << "batch of " << n;
+  }
+}
+
 TEST(BlockedBloomFilterBatchTest, HashBatchesEqualSingleHashCalls) {
   std::vector<std::uint64_t> hashes;
   for (std::uint64_t i = 0; i < 1000; ++i) hashes.push_back(bloomkit_test::SplitMix64(i * 17 + 3));
