@@ -3,8 +3,9 @@
 //
 //   MemoryLimit/lines:L/loads/n:N      plain loads; the out-of-order core overlaps what
 //                                      its window holds
-//   MemoryLimit/lines:L/prefetch/n:N   groups of 16 keys: prefetch all 16 x L lines,
-//                                      then read them (the filters' batch pattern)
+//   MemoryLimit/lines:L/prefetch:G/n:N groups of G keys (16 or 64): prefetch all G x L
+//                                      lines, then read them (the filters' batch
+//                                      pattern; more lines in flight can pay)
 //
 // The buffer is the size of a classic filter of N keys at 1% (9.585 bits/key, allocated
 // like a filter: WordArray, so huge pages above 8 MiB). L = 1 is the blocked filter's
@@ -25,7 +26,6 @@ namespace bloomkit::bench {
 namespace {
 
 constexpr std::uint64_t kKeysPerIteration = std::uint64_t{1} << 20;
-constexpr std::uint64_t kGroup = 16;
 constexpr std::uint64_t kWordsPerLine = 8;
 
 // A random line index for (key, probe): a 64-bit mix of the pair, mapped onto the lines.
@@ -38,7 +38,7 @@ inline std::uint64_t LineOf(std::uint64_t key, std::uint64_t probe, std::uint64_
 }
 
 template <bool kPrefetch>
-void RunMemoryLimit(benchmark::State& state, std::uint64_t lines_per_key, std::uint64_t n) {
+void RunMemoryLimit(benchmark::State& state, std::uint64_t lines_per_key, std::uint64_t n, std::uint64_t group) {
   const auto bytes = static_cast<std::uint64_t>(static_cast<double>(n) * 9.585 / 8);
   const std::uint64_t num_lines = std::max<std::uint64_t>(1, bytes / 64);
   WordArray buffer = WordArray::Allocate(num_lines * kWordsPerLine);
@@ -51,15 +51,15 @@ void RunMemoryLimit(benchmark::State& state, std::uint64_t lines_per_key, std::u
   std::uint64_t sum = 0;
   std::uint64_t base = 0;
   for (auto _ : state) {
-    for (std::uint64_t key = 0; key < kKeysPerIteration; key += kGroup) {
+    for (std::uint64_t key = 0; key < kKeysPerIteration; key += group) {
       if constexpr (kPrefetch) {
-        for (std::uint64_t k = key; k < key + kGroup; ++k) {
+        for (std::uint64_t k = key; k < key + group; ++k) {
           for (std::uint64_t p = 0; p < lines_per_key; ++p) {
             __builtin_prefetch(words + LineOf(base + k, p, num_lines) * kWordsPerLine, 0, 3);
           }
         }
       }
-      for (std::uint64_t k = key; k < key + kGroup; ++k) {
+      for (std::uint64_t k = key; k < key + group; ++k) {
         for (std::uint64_t p = 0; p < lines_per_key; ++p) sum += words[LineOf(base + k, p, num_lines) * kWordsPerLine];
       }
     }
@@ -75,16 +75,18 @@ void RunMemoryLimit(benchmark::State& state, std::uint64_t lines_per_key, std::u
 void RegisterMemoryLimit(const BenchConfig& config) {
   for (std::uint64_t n : config.sizes) {
     for (const std::uint64_t lines : {std::uint64_t{1}, std::uint64_t{7}}) {
-      for (const bool prefetch : {false, true}) {
+      // group 0: plain loads; 16 and 64: prefetched groups of that many keys.
+      for (const std::uint64_t group : {std::uint64_t{0}, std::uint64_t{16}, std::uint64_t{64}}) {
         std::string name = "MemoryLimit/lines:";
         name += std::to_string(lines);
-        name += prefetch ? "/prefetch/n:" : "/loads/n:";
+        name += group == 0 ? "/loads" : "/prefetch:" + std::to_string(group);
+        name += "/n:";
         name += std::to_string(n);
         benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {
-          if (prefetch) {
-            RunMemoryLimit<true>(s, lines, n);
+          if (group == 0) {
+            RunMemoryLimit<false>(s, lines, n, 16);
           } else {
-            RunMemoryLimit<false>(s, lines, n);
+            RunMemoryLimit<true>(s, lines, n, group);
           }
         })->Unit(benchmark::kMillisecond);
       }
