@@ -61,6 +61,23 @@ constexpr std::uint64_t FastRange64(std::uint64_t x, std::uint64_t range) noexce
 // The increment of y between probes: 2^64 / golden ratio, odd.
 inline constexpr std::uint64_t kProbeStep = 0x9e3779b97f4a7c15ULL;
 
+// The probe positions of a hash pair (double hashing with a growing step), one per
+// Next(), from probe `start` on: before probe i, x = h1 + i h2 + kProbeStep i (i - 1) / 2
+// and y = h2 + i kProbeStep (mod 2^64). Starting past 0 lets a batch resume a key's
+// probes where an earlier pass stopped.
+struct ProbeWalk {
+  std::uint64_t x;
+  std::uint64_t y;
+  constexpr ProbeWalk(HashPair hash, std::uint64_t start = 0) noexcept
+      : x(hash.h1 + start * hash.h2 + kProbeStep * (start * (start - 1) / 2)), y(hash.h2 + start * kProbeStep) {}
+  constexpr std::uint64_t Next(std::uint64_t range) noexcept {
+    const std::uint64_t pos = FastRange64(x, range);
+    x += y;
+    y += kProbeStep;
+    return pos;
+  }
+};
+
 // Calls visit(position) for the `num_probes` positions of `hash` in [0, range), in
 // order, stopping early when visit returns false. Every Bloom-style filter (classic,
 // counting, concurrent, scalable stages) and the Redis module's prefetch walk this one
@@ -68,12 +85,9 @@ inline constexpr std::uint64_t kProbeStep = 0x9e3779b97f4a7c15ULL;
 //   ForEachProbe(HashKey("k"), num_bits, 7, [&](std::uint64_t bit) { ...; return true; });
 template <typename Visit>
 constexpr void ForEachProbe(HashPair hash, std::uint64_t range, std::uint32_t num_probes, Visit&& visit) noexcept {
-  std::uint64_t x = hash.h1;
-  std::uint64_t y = hash.h2;
+  ProbeWalk walk(hash);
   for (std::uint32_t i = 0; i < num_probes; ++i) {
-    if (!visit(FastRange64(x, range))) return;
-    x += y;
-    y += kProbeStep;
+    if (!visit(walk.Next(range))) return;
   }
 }
 

@@ -184,21 +184,6 @@ void RunBatched(std::size_t n, const Hasher& hasher, const std::uint64_t* words,
   }
 }
 
-// ForEachProbe's walk, resumable: the state before probe i is x = h1 + i h2 +
-// kProbeStep i (i - 1) / 2, y = h2 + i kProbeStep (mod 2^64).
-struct ProbeWalk {
-  std::uint64_t x;
-  std::uint64_t y;
-  ProbeWalk(HashPair hash, std::uint64_t start) noexcept
-      : x(hash.h1 + start * hash.h2 + kProbeStep * (start * (start - 1) / 2)), y(hash.h2 + start * kProbeStep) {}
-  std::uint64_t Next(std::uint64_t range) noexcept {
-    const std::uint64_t pos = FastRange64(x, range);
-    x += y;
-    y += kProbeStep;
-    return pos;
-  }
-};
-
 // Batch queries of a filter in DRAM, in two waves per group. An absent key stops at its
 // first zero bit, after ~2 probes, so prefetching all k lines of every key (RunBatched)
 // spends most of the core's miss buffers on lines an absent key never reads. Wave 1
@@ -207,7 +192,6 @@ struct ProbeWalk {
 // and tested in wave 2. A filter the caches hold is bound by instructions instead, and
 // the one-wave RunBatched is faster there (QueryBatched chooses).
 constexpr std::uint32_t kFirstWave = 3;
-constexpr std::uint64_t kTwoWaveMinBits = std::uint64_t{32} << 20;  // 4 MiB
 
 template <typename Hasher>
 std::size_t QueryTwoWaves(std::size_t n, const Hasher& hasher, const std::uint64_t* words, std::uint64_t num_bits,
@@ -220,12 +204,12 @@ std::size_t QueryTwoWaves(std::size_t n, const Hasher& hasher, const std::uint64
     const std::size_t len = std::min(internal::kBatchGroup, n - base);
     HashGroup(hasher, n, base, len, group);
     for (std::size_t j = 0; j < len; ++j) {
-      ProbeWalk walk(group[j], 0);
+      ProbeWalk walk(group[j]);
       for (std::uint32_t i = 0; i < kFirstWave; ++i) internal::PrefetchRead(words + (walk.Next(num_bits) >> 6));
     }
     std::size_t num_rest = 0;
     for (std::size_t j = 0; j < len; ++j) {
-      ProbeWalk walk(group[j], 0);
+      ProbeWalk walk(group[j]);
       bool maybe = true;
       for (std::uint32_t i = 0; i < kFirstWave && maybe; ++i) maybe = bit(walk.Next(num_bits));
       if (maybe) {
@@ -251,7 +235,7 @@ std::size_t QueryTwoWaves(std::size_t n, const Hasher& hasher, const std::uint64
 template <typename Hasher>
 std::size_t QueryBatched(std::size_t n, const Hasher& hasher, const std::uint64_t* words, std::uint64_t num_bits,
                          std::uint32_t num_hashes, bool* out) noexcept {
-  if (num_bits >= kTwoWaveMinBits && num_hashes > kFirstWave) {
+  if (num_bits / 8 >= internal::kInMemoryFilterBytes && num_hashes > kFirstWave) {
     return QueryTwoWaves(n, hasher, words, num_bits, num_hashes, out);
   }
   std::size_t hits = 0;
