@@ -68,7 +68,7 @@ inline constexpr std::uint64_t kProbeStep = 0x9e3779b97f4a7c15ULL;
 struct ProbeWalk {
   std::uint64_t x;
   std::uint64_t y;
-  constexpr ProbeWalk(HashPair hash, std::uint64_t start = 0) noexcept
+  explicit constexpr ProbeWalk(HashPair hash, std::uint64_t start = 0) noexcept
       : x(hash.h1 + start * hash.h2 + kProbeStep * (start * (start - 1) / 2)), y(hash.h2 + start * kProbeStep) {}
   constexpr std::uint64_t Next(std::uint64_t range) noexcept {
     const std::uint64_t pos = FastRange64(x, range);
