@@ -69,7 +69,10 @@ int main(int argc, char** argv) {
     } else if (arg == "--bloomkit_url_large") {
       config.url_keys_at_large_n = true;
     } else if (arg == "--bloomkit_no_huge_pages") {
-      bloomkit::SetAllocator({&AllocateSmallPages, &DeallocateSmallPages});
+      if (!bloomkit::SetAllocator({&AllocateSmallPages, &DeallocateSmallPages})) {
+        std::cerr << "bloomkit_bench: cannot install the small-page allocator\n";
+        return 2;
+      }
       benchmark::AddCustomContext("bloomkit_huge_pages", "off");
     } else {
       argv[kept++] = argv[i];

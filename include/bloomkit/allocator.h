@@ -3,8 +3,9 @@
 // The default allocator uses aligned operator new and, for large arrays, asks the
 // kernel for transparent huge pages. An embedding host (the Redis module) installs its
 // own once, before creating any filter, so that its memory accounting sees filters.
-// Each allocation remembers the allocator that made it, so a filter is always freed by
-// the allocator that allocated it.
+// Each allocation remembers the allocator that made it (as an index into the table of
+// installed allocators, so that an array carries one byte for it), and a filter is
+// always freed by the allocator that allocated it.
 #pragma once
 
 #include <cstddef>
@@ -19,8 +20,13 @@ struct Allocator {
   void (*deallocate)(void* pointer, std::size_t bytes, std::size_t alignment) noexcept;
 };
 
+// The most distinct allocators one process may install (the default included).
+inline constexpr std::size_t kMaxAllocators = 256;
+
 // Installs `allocator` for all later allocations. Not thread-safe: call it at start-up.
-void SetAllocator(const Allocator& allocator) noexcept;
+// Installing one already installed before (same two functions) reuses its entry; false,
+// with the current allocator kept, once kMaxAllocators distinct ones were installed.
+[[nodiscard]] bool SetAllocator(const Allocator& allocator) noexcept;
 // The allocator in use.
 [[nodiscard]] const Allocator& GetAllocator() noexcept;
 // The built-in allocator.

@@ -1,5 +1,6 @@
 // WordArray: a zero-initialized, 64-byte-aligned array of 64-bit words allocated
-// through the allocator seam (allocator.h). Copies are deep; moves steal.
+// through the allocator seam (allocator.h). Copies are deep; moves steal. 16 bytes: the
+// pointer, and the word count (56 bits, 2^59 bytes) packed with the allocator's index.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +28,8 @@ class WordArray {
   [[nodiscard]] std::uint64_t* data() noexcept { return data_; }
   [[nodiscard]] const std::uint64_t* data() const noexcept { return data_; }
   [[nodiscard]] std::uint64_t num_words() const noexcept { return num_words_; }
+  // The largest array Allocate accepts (then only as much as the allocator can give).
+  static constexpr std::uint64_t kMaxWords = (std::uint64_t{1} << 56) - 1;
   [[nodiscard]] std::uint64_t bytes() const noexcept { return num_words_ * sizeof(std::uint64_t); }
   [[nodiscard]] std::span<std::uint64_t> span() noexcept { return {data_, static_cast<std::size_t>(num_words_)}; }
   [[nodiscard]] std::span<const std::uint64_t> span() const noexcept {
@@ -37,8 +40,8 @@ class WordArray {
   void Release() noexcept;
 
   std::uint64_t* data_ = nullptr;
-  std::uint64_t num_words_ = 0;
-  Allocator allocator_{};
+  std::uint64_t num_words_ : 56 = 0;
+  std::uint64_t allocator_ : 8 = 0;  // index into the installed allocators
 };
 
 }  // namespace bloomkit

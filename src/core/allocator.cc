@@ -1,11 +1,12 @@
 // The default allocator and WordArray, the one owner of filter memory.
+#include "bloomkit/allocator.h"
+
 #include <sys/mman.h>
 
 #include <cstring>
 #include <limits>
 #include <new>
 
-#include "bloomkit/allocator.h"
 #include "bloomkit/word_array.h"
 
 namespace bloomkit {
@@ -33,40 +34,72 @@ void DefaultDeallocate(void* p, std::size_t bytes, std::size_t alignment) noexce
 }
 
 constexpr Allocator kDefault{&DefaultAllocate, &DefaultDeallocate};
-Allocator g_allocator = kDefault;
 constexpr std::size_t kAlignment = 64;
+
+// Every allocator installed so far, in order; entries never change once written, so a
+// WordArray can name its allocator by index. Entry 0 is the default.
+struct Installed {
+  Allocator table[kMaxAllocators] = {kDefault};
+  std::size_t size = 1;
+  std::size_t current = 0;
+};
+Installed g_installed;
+
+const Allocator& Current() noexcept {
+  return g_installed.table[g_installed.current];
+}
 
 }  // namespace
 
-void SetAllocator(const Allocator& allocator) noexcept { g_allocator = allocator; }
-const Allocator& GetAllocator() noexcept { return g_allocator; }
-const Allocator& DefaultAllocator() noexcept { return kDefault; }
+bool SetAllocator(const Allocator& allocator) noexcept {
+  for (std::size_t i = 0; i < g_installed.size; ++i) {
+    const Allocator& a = g_installed.table[i];
+    if (a.allocate == allocator.allocate && a.deallocate == allocator.deallocate) {
+      g_installed.current = i;
+      return true;
+    }
+  }
+  if (g_installed.size == kMaxAllocators) return false;
+  g_installed.table[g_installed.size] = allocator;
+  g_installed.current = g_installed.size++;
+  return true;
+}
+const Allocator& GetAllocator() noexcept {
+  return Current();
+}
+const Allocator& DefaultAllocator() noexcept {
+  return kDefault;
+}
 
 WordArray WordArray::Allocate(std::uint64_t num_words) noexcept {
   WordArray array;
   if (num_words == 0) return array;
-  if (num_words > (std::numeric_limits<std::size_t>::max() / 8)) {
-    array.num_words_ = num_words;  // data_ stays null: ok() reports the failure
+  // data_ stays null with num_words_ set on every failure, so ok() reports it.
+  if (num_words > kMaxWords || num_words > std::numeric_limits<std::size_t>::max() / 8) {
+    array.num_words_ = kMaxWords;
     return array;
   }
-  array.allocator_ = g_allocator;
-  array.data_ = static_cast<std::uint64_t*>(array.allocator_.allocate(static_cast<std::size_t>(num_words * 8), kAlignment));
-  // On failure data_ stays null with num_words_ set, so ok() reports it.
-  array.num_words_ = num_words;
+  array.allocator_ = g_installed.current & 0xffU;
+  array.data_ = static_cast<std::uint64_t*>(Current().allocate(static_cast<std::size_t>(num_words * 8), kAlignment));
+  array.num_words_ = num_words & kMaxWords;
   return array;
 }
 
 void WordArray::Release() noexcept {
-  if (data_ != nullptr) allocator_.deallocate(data_, static_cast<std::size_t>(num_words_ * 8), kAlignment);
+  if (data_ != nullptr) {
+    g_installed.table[allocator_].deallocate(data_, static_cast<std::size_t>(num_words_ * 8), kAlignment);
+  }
   data_ = nullptr;
   num_words_ = 0;
 }
 
-WordArray::~WordArray() { Release(); }
+WordArray::~WordArray() {
+  Release();
+}
 
-WordArray::WordArray(const WordArray& other) : num_words_(other.num_words_), allocator_(g_allocator) {
+WordArray::WordArray(const WordArray& other) : num_words_(other.num_words_), allocator_(g_installed.current & 0xffU) {
   if (num_words_ == 0) return;
-  data_ = static_cast<std::uint64_t*>(allocator_.allocate(static_cast<std::size_t>(num_words_ * 8), kAlignment));
+  data_ = static_cast<std::uint64_t*>(Current().allocate(static_cast<std::size_t>(num_words_ * 8), kAlignment));
   if (data_ == nullptr) {
     num_words_ = 0;
     throw std::bad_alloc();

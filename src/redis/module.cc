@@ -191,7 +191,9 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   // exiting on them; every load path checks RedisModule_IsIOError.
   if (rm.SetModuleOptions != nullptr) rm.SetModuleOptions(ctx, kOptionsHandleIoErrors);
 
-  SetAllocator(Allocator{&RedisAllocate, &RedisDeallocate});
+  if (!SetAllocator(Allocator{&RedisAllocate, &RedisDeallocate})) {
+    return FailLoad(ctx, "cannot install Redis' allocator: the allocator table is full");
+  }
 
   if (!CreateType<BfFamily>(ctx) || !CreateType<CfFamily>(ctx) || !CreateType<CbfFamily>(ctx)) return kErr;
 

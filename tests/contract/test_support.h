@@ -138,15 +138,20 @@ inline void FixChecksum(Bytes& b) {
 // Allocators. Installed for the lifetime of the scope object; every WordArray
 // remembers the allocator that made it, so restoring the default is always safe.
 // ---------------------------------------------------------------------------------
+inline void Install(const bloomkit::Allocator& allocator) noexcept {
+  // These few allocators never fill the table; a failure here is a bug in the seam.
+  if (!bloomkit::SetAllocator(allocator)) std::abort();
+}
+
 class ScopedCountingAllocator {
  public:
   ScopedCountingAllocator() noexcept : previous_(bloomkit::GetAllocator()) {
     Allocations().store(0);
     Deallocations().store(0);
     BytesRequested().store(0);
-    bloomkit::SetAllocator(bloomkit::Allocator{&Allocate, &Deallocate});
+    Install(bloomkit::Allocator{&Allocate, &Deallocate});
   }
-  ~ScopedCountingAllocator() { bloomkit::SetAllocator(previous_); }
+  ~ScopedCountingAllocator() { Install(previous_); }
   ScopedCountingAllocator(const ScopedCountingAllocator&) = delete;
   ScopedCountingAllocator& operator=(const ScopedCountingAllocator&) = delete;
 
@@ -184,9 +189,9 @@ class ScopedCountingAllocator {
 class ScopedFailingAllocator {
  public:
   ScopedFailingAllocator() noexcept : previous_(bloomkit::GetAllocator()) {
-    bloomkit::SetAllocator(bloomkit::Allocator{&Allocate, &Deallocate});
+    Install(bloomkit::Allocator{&Allocate, &Deallocate});
   }
-  ~ScopedFailingAllocator() { bloomkit::SetAllocator(previous_); }
+  ~ScopedFailingAllocator() { Install(previous_); }
   ScopedFailingAllocator(const ScopedFailingAllocator&) = delete;
   ScopedFailingAllocator& operator=(const ScopedFailingAllocator&) = delete;
 

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
@@ -56,9 +59,57 @@ TEST(AllocatorTest, FiltersUseTheInstalledAllocator) {
     ASSERT_TRUE(loaded.ok());
     EXPECT_EQ(counting.allocations(), 4U);
     // Switch back to the default: these filters must still be freed by the counter.
-    SetAllocator(DefaultAllocator());
+    ASSERT_TRUE(SetAllocator(DefaultAllocator()));
   }
   EXPECT_EQ(counting.deallocations(), 4U) << "a filter was freed by an allocator that did not allocate it";
+}
+
+// Numbered<N>: a distinct allocator per N that counts its frees.
+template <int N>
+struct Numbered {
+  static inline int frees = 0;
+  static void* Allocate(std::size_t bytes, std::size_t alignment) noexcept {
+    return DefaultAllocator().allocate(bytes, alignment);
+  }
+  static void Deallocate(void* p, std::size_t bytes, std::size_t alignment) noexcept {
+    ++frees;
+    DefaultAllocator().deallocate(p, bytes, alignment);
+  }
+  static Allocator Get() noexcept { return {&Allocate, &Deallocate}; }
+};
+
+template <int... N>
+std::vector<std::pair<Allocator, const int*>> MakeNumbered(std::integer_sequence<int, N...> /*n*/) {
+  return {{Numbered<N>::Get(), &Numbered<N>::frees}...};
+}
+
+// An array names its allocator in one byte: the table holds kMaxAllocators, installing
+// the same one again takes no entry, a full table refuses (keeping the current one),
+// and the last entry still frees what it allocated. Run in a child process, since the
+// table cannot be emptied again.
+TEST(AllocatorTest, TheTableOfAllocatorsIsBoundedAndReusesEntries) {
+  const auto numbered = MakeNumbered(std::make_integer_sequence<int, kMaxAllocators>());
+  auto child = [&] {
+    std::size_t installed = 0;
+    const int* last_frees = nullptr;
+    for (const auto& [allocator, frees] : numbered) {
+      if (!SetAllocator(allocator)) break;
+      if (!SetAllocator(allocator)) std::_Exit(10);  // again: the same entry
+      ++installed;
+      last_frees = frees;
+    }
+    // The default and the few allocators of other tests took some entries, the rest were
+    // filled once each (installing one twice took one entry).
+    if (installed == numbered.size() || installed + 8 < kMaxAllocators) std::_Exit(11);
+    if (GetAllocator().deallocate != numbered[installed - 1].first.deallocate) std::_Exit(12);
+    {
+      auto filter = BloomFilter::Create({.capacity = 1000, .fp_rate = 0.01});
+      if (!filter.ok()) std::_Exit(13);
+      if (!SetAllocator(DefaultAllocator())) std::_Exit(14);  // entry 0, always there
+    }
+    std::_Exit(*last_frees == 1 ? 0 : 15);
+  };
+  EXPECT_EXIT(child(), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
