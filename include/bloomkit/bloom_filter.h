@@ -79,7 +79,9 @@ class BloomFilter {
   Status Intersect(const BloomFilter& other);
 
   [[nodiscard]] std::uint64_t num_bits() const noexcept { return num_bits_; }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return num_hashes_; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return static_cast<std::uint32_t>(num_hashes_); }
+  // The most bits a filter may have (2^53 bytes: far past any memory).
+  static constexpr std::uint64_t kMaxNumBits = (std::uint64_t{1} << 56) - 1;
   [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
   // The target rate at capacity the filter was created with.
   [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
@@ -112,12 +114,14 @@ class BloomFilter {
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BloomFilter& other, std::string_view operation, internal::WordOp op);
 
-  std::uint64_t num_bits_ = 0;
-  std::uint32_t num_hashes_ = 0;
+  // 48 bytes, so that a scalable filter's stages cost no more bookkeeping than
+  // RedisBloom's (MEMORY USAGE in the Redis module).
+  WordArray words_;
   std::uint64_t capacity_ = 0;
   double fp_rate_ = 0;
   std::uint64_t count_ = 0;
-  WordArray words_;
+  std::uint64_t num_bits_ : 56 = 0;   // <= kMaxNumBits
+  std::uint64_t num_hashes_ : 8 = 0;  // <= kMaxNumHashes
 };
 
 }  // namespace bloomkit

@@ -63,7 +63,11 @@ std::uint64_t WordsFor(std::uint64_t num_bits) {
 
 BloomFilter::BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
                          WordArray words) noexcept
-    : num_bits_(num_bits), num_hashes_(num_hashes), capacity_(capacity), fp_rate_(fp_rate), words_(std::move(words)) {}
+    : words_(std::move(words)),
+      capacity_(capacity),
+      fp_rate_(fp_rate),
+      num_bits_(num_bits & kMaxNumBits),  // callers checked both limits
+      num_hashes_(num_hashes & 0xffU) {}
 
 Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
   using internal::MakeError;
@@ -88,6 +92,10 @@ Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
     if (!params.ok()) return std::move(params).error();
     num_bits = params->num_bits;
     num_hashes = params->num_hashes;
+  }
+  if (num_bits > kMaxNumBits) {
+    return MakeError(ErrorCode::kTooLarge, "num_bits ", num_bits, " is more than the ", kMaxNumBits,
+                     " a filter can have");
   }
   WordArray words = WordArray::Allocate(WordsFor(num_bits));
   if (!words.ok()) {
@@ -273,8 +281,8 @@ void BloomFilter::Clear() noexcept {
 }
 
 Status BloomFilter::Combine(const BloomFilter& other, std::string_view operation, internal::WordOp op) {
-  auto st = internal::CombineWords(operation, "filters", {num_bits_, num_hashes_}, {other.num_bits_, other.num_hashes_},
-                                   words_.span(), other.words_.span(), op);
+  auto st = internal::CombineWords(operation, "filters", {num_bits_, num_hashes()},
+                                   {other.num_bits_, other.num_hashes()}, words_.span(), other.words_.span(), op);
   if (st.ok()) count_ = EstimatedCount();
   return st;
 }
@@ -340,7 +348,9 @@ Result<BloomFilter> BloomFilter::Deserialize(std::span<const std::byte> bytes, c
   const FileHeader& h = file->header;
   const std::uint64_t num_bits = h.params[0];
   const std::uint64_t num_hashes = h.params[1];
-  if (num_bits == 0) return MakeError(ErrorCode::kParameterMismatch, "num_bits is 0");
+  if (num_bits == 0 || num_bits > kMaxNumBits) {
+    return MakeError(ErrorCode::kParameterMismatch, "num_bits ", num_bits, " is not in [1, ", kMaxNumBits, "]");
+  }
   if (num_hashes == 0 || num_hashes > kMaxNumHashes) {
     return MakeError(ErrorCode::kParameterMismatch, "num_hashes ", num_hashes, " is not in [1, ", kMaxNumHashes, "]");
   }
