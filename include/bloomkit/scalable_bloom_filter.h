@@ -93,12 +93,13 @@ class ScalableBloomFilter {
 
   [[nodiscard]] std::uint64_t count() const noexcept;     // keys added (AddIfAbsent true)
   [[nodiscard]] std::uint64_t capacity() const noexcept;  // sum of stage capacities
-  [[nodiscard]] std::size_t num_stages() const noexcept { return stages_.size(); }
+  [[nodiscard]] std::size_t num_stages() const noexcept { return num_stages_; }
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
-  [[nodiscard]] const ScalableOptions& options() const noexcept { return options_; }
-  [[nodiscard]] double fp_rate() const noexcept { return options_.fp_rate; }
+  // The options it was created (or loaded) with; max_memory_bytes is the current limit.
+  [[nodiscard]] ScalableOptions options() const noexcept;
+  [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
   [[nodiscard]] std::vector<StageInfo> Stages() const;
-  [[nodiscard]] const std::vector<BloomFilter>& stages() const noexcept { return stages_; }
+  [[nodiscard]] std::span<const BloomFilter> stages() const noexcept { return {stages_, num_stages_}; }
   // 1 - prod(1 - stage rate at its current fill): the chain's current rate.
   [[nodiscard]] double EstimatedFpRate() const noexcept;
   // 1 - prod(1 - stage target rate): the bound the chain keeps at its current size.
@@ -111,14 +112,31 @@ class ScalableBloomFilter {
   // Same options (except max_memory_bytes), stages and counts.
   friend bool operator==(const ScalableBloomFilter& a, const ScalableBloomFilter& b) noexcept;
 
- private:
-  ScalableBloomFilter() = default;
-  Status AddStage();
+  // Copies are deep. A moved-from filter has no stages: assign to it or destroy it.
+  ScalableBloomFilter(const ScalableBloomFilter& other);
+  ScalableBloomFilter& operator=(const ScalableBloomFilter& other);
+  ScalableBloomFilter(ScalableBloomFilter&& other) noexcept;
+  ScalableBloomFilter& operator=(ScalableBloomFilter&& other) noexcept;
+  ~ScalableBloomFilter();
 
-  ScalableOptions options_;
-  // Stage i's count() is the number of keys added to it: a key goes into the last stage
-  // only when no stage reports it, so every such add sets a new bit.
-  std::vector<BloomFilter> stages_;
+ private:
+  explicit ScalableBloomFilter(const ScalableOptions& options) noexcept;
+  // Appends stage num_stages() of a chain whose first stage holds `initial_capacity`.
+  Status AddStage(std::uint64_t initial_capacity);
+  BloomFilter& last_stage() noexcept { return stages_[num_stages_ - 1]; }
+
+  // 40 bytes: the options, packed, and the stages in one exact-size allocation. The
+  // initial capacity is stage 0's. Stage i's count() is the number of keys added to it:
+  // a key goes into the last stage only when no stage reports it, so every such add
+  // sets a new bit.
+  BloomFilter* stages_ = nullptr;
+  double fp_rate_ = 0.01;
+  double tightening_ = 0.5;
+  std::uint64_t max_memory_bytes_ = kDefaultMaxMemoryBytes;
+  std::uint32_t growth_ = 2;
+  std::uint16_t num_stages_ = 0;        // >= 1 once created, <= max_stages_
+  std::uint16_t max_stages_ : 15 = 64;  // <= kMaxScalableStages
+  std::uint16_t scaling_ : 1 = 1;
 };
 
 }  // namespace bloomkit

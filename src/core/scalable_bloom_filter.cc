@@ -5,6 +5,8 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <new>
 
 #include "bloomkit/sizing.h"
 #include "internal/codec.h"
@@ -38,7 +40,84 @@ Status ValidateOptions(const ScalableOptions& o) {
   return {};
 }
 
+// Stage storage: raw memory for exactly `n` stages (new[] would add an array cookie).
+BloomFilter* AllocateStages(std::size_t n) noexcept {
+  return static_cast<BloomFilter*>(::operator new(n * sizeof(BloomFilter), std::nothrow));
+}
+
+void DestroyStages(BloomFilter* stages, std::size_t n) noexcept {
+  if (stages == nullptr) return;
+  std::destroy_n(stages, n);
+  ::operator delete(stages);
+}
+
 }  // namespace
+
+ScalableBloomFilter::ScalableBloomFilter(const ScalableOptions& options) noexcept
+    : fp_rate_(options.fp_rate),
+      tightening_(options.tightening),
+      max_memory_bytes_(options.max_memory_bytes),
+      growth_(options.growth),
+      max_stages_(options.max_stages & 0x7fffU),  // validated: <= kMaxScalableStages
+      scaling_(options.scaling ? 1U : 0U) {}
+
+ScalableBloomFilter::ScalableBloomFilter(const ScalableBloomFilter& other)
+    : fp_rate_(other.fp_rate_),
+      tightening_(other.tightening_),
+      max_memory_bytes_(other.max_memory_bytes_),
+      growth_(other.growth_),
+      max_stages_(other.max_stages_),
+      scaling_(other.scaling_) {
+  stages_ = AllocateStages(other.num_stages_);
+  if (stages_ == nullptr) throw std::bad_alloc();
+  for (; num_stages_ < other.num_stages_; ++num_stages_) {
+    new (stages_ + num_stages_) BloomFilter(other.stages_[num_stages_]);  // the destructor frees on a throw
+  }
+}
+
+ScalableBloomFilter& ScalableBloomFilter::operator=(const ScalableBloomFilter& other) {
+  if (this != &other) *this = ScalableBloomFilter(other);
+  return *this;
+}
+
+ScalableBloomFilter::ScalableBloomFilter(ScalableBloomFilter&& other) noexcept
+    : stages_(std::exchange(other.stages_, nullptr)),
+      fp_rate_(other.fp_rate_),
+      tightening_(other.tightening_),
+      max_memory_bytes_(other.max_memory_bytes_),
+      growth_(other.growth_),
+      num_stages_(std::exchange(other.num_stages_, 0)),
+      max_stages_(other.max_stages_),
+      scaling_(other.scaling_) {}
+
+ScalableBloomFilter& ScalableBloomFilter::operator=(ScalableBloomFilter&& other) noexcept {
+  if (this != &other) {
+    DestroyStages(stages_, num_stages_);
+    stages_ = std::exchange(other.stages_, nullptr);
+    num_stages_ = std::exchange(other.num_stages_, 0);
+    fp_rate_ = other.fp_rate_;
+    tightening_ = other.tightening_;
+    max_memory_bytes_ = other.max_memory_bytes_;
+    growth_ = other.growth_;
+    max_stages_ = other.max_stages_;
+    scaling_ = other.scaling_;
+  }
+  return *this;
+}
+
+ScalableBloomFilter::~ScalableBloomFilter() {
+  DestroyStages(stages_, num_stages_);
+}
+
+ScalableOptions ScalableBloomFilter::options() const noexcept {
+  return {.initial_capacity = num_stages_ != 0 ? stages_[0].capacity() : 0,
+          .fp_rate = fp_rate_,
+          .growth = growth_,
+          .tightening = tightening_,
+          .scaling = scaling_ != 0,
+          .max_stages = max_stages_,
+          .max_memory_bytes = max_memory_bytes_};
+}
 
 Result<StageInfo> ScalableBloomFilter::StageTarget(const ScalableOptions& options, std::uint32_t index) {
   // Rates by repeated multiplication, not pow(): the same doubles on every machine, so a
@@ -59,33 +138,39 @@ Result<StageInfo> ScalableBloomFilter::StageTarget(const ScalableOptions& option
 
 Result<ScalableBloomFilter> ScalableBloomFilter::Create(const ScalableOptions& options) {
   if (auto st = ValidateOptions(options); !st.ok()) return st.error();
-  ScalableBloomFilter filter;
-  filter.options_ = options;
-  if (auto st = filter.AddStage(); !st.ok()) return st.error();
+  ScalableBloomFilter filter(options);
+  if (auto st = filter.AddStage(options.initial_capacity); !st.ok()) return st.error();
   return filter;
 }
 
-Status ScalableBloomFilter::AddStage() {
+Status ScalableBloomFilter::AddStage(std::uint64_t initial_capacity) {
   using internal::MakeError;
-  if (!stages_.empty() && !options_.scaling) {
+  if (num_stages_ != 0 && scaling_ == 0) {
     return MakeError(ErrorCode::kFull, "non scaling filter is full");
   }
-  if (stages_.size() >= options_.max_stages) {
-    return MakeError(ErrorCode::kTooLarge, "scalable filter reached its limit of ", options_.max_stages,
+  if (num_stages_ >= max_stages_) {
+    return MakeError(ErrorCode::kTooLarge, "scalable filter reached its limit of ", max_stages_,
                      " stages (max_stages)");
   }
-  auto target = StageTarget(options_, static_cast<std::uint32_t>(stages_.size()));
+  ScalableOptions o = options();
+  o.initial_capacity = initial_capacity;
+  auto target = StageTarget(o, num_stages_);
   if (!target.ok()) return target.error();
   const std::uint64_t used = memory_bytes();
-  const std::uint64_t budget = options_.max_memory_bytes > used ? options_.max_memory_bytes - used : 0;
+  const std::uint64_t budget = max_memory_bytes_ > used ? max_memory_bytes_ - used : 0;
   auto stage =
       BloomFilter::Create({.capacity = target->capacity, .fp_rate = target->fp_rate, .max_memory_bytes = budget});
-  if (!stage.ok()) {
-    return MakeError(ErrorCode::kTooLarge, "cannot add stage ", stages_.size(), " (capacity ", target->capacity,
-                     ", error rate ", target->fp_rate, ") with ", used, " of ", options_.max_memory_bytes,
-                     " bytes in use: ", stage.error().message());
+  BloomFilter* grown = stage.ok() ? AllocateStages(num_stages_ + std::size_t{1}) : nullptr;
+  if (grown == nullptr) {
+    return MakeError(ErrorCode::kTooLarge, "cannot add stage ", num_stages_, " (capacity ", target->capacity,
+                     ", error rate ", target->fp_rate, ") with ", used, " of ", max_memory_bytes_,
+                     " bytes in use: ", stage.ok() ? "out of memory" : stage.error().message());
   }
-  stages_.push_back(std::move(stage).value());
+  std::uninitialized_move_n(stages_, num_stages_, grown);  // BloomFilter moves do not throw
+  new (grown + num_stages_) BloomFilter(std::move(stage).value());
+  DestroyStages(stages_, num_stages_);
+  stages_ = grown;
+  ++num_stages_;
   return {};
 }
 
@@ -99,11 +184,11 @@ Result<bool> ScalableBloomFilter::AddHashIfAbsent(std::uint64_t hash) {
 
 Result<bool> ScalableBloomFilter::AddHashPairIfAbsent(HashPair hash) {
   if (MayContainHashPair(hash)) return false;
-  if (stages_.back().count() >= stages_.back().capacity()) {
-    if (auto st = AddStage(); !st.ok()) return st.error();
+  if (last_stage().count() >= last_stage().capacity()) {
+    if (auto st = AddStage(stages_[0].capacity()); !st.ok()) return st.error();
   }
   // Absent from every stage, so this sets at least one new bit and count() rises by 1.
-  stages_.back().AddHashPair(hash);
+  last_stage().AddHashPair(hash);
   return true;
 }
 
@@ -117,53 +202,61 @@ bool ScalableBloomFilter::MayContainHash(std::uint64_t hash) const noexcept {
 
 bool ScalableBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   // Newest first: the last stage holds about half of all keys (s = 2).
-  for (auto it = stages_.rbegin(); it != stages_.rend(); ++it) {
-    if (it->MayContainHashPair(hash)) return true;
+  for (std::size_t i = num_stages_; i-- > 0;) {
+    if (stages_[i].MayContainHashPair(hash)) return true;
   }
   return false;
 }
 
 Status ScalableBloomFilter::Merge(const ScalableBloomFilter& other) {
-  const ScalableOptions& a = options_;
-  const ScalableOptions& b = other.options_;
+  const ScalableOptions a = options();
+  const ScalableOptions b = other.options();
   if (a.initial_capacity != b.initial_capacity || a.fp_rate != b.fp_rate || a.growth != b.growth ||
-      a.tightening != b.tightening || a.scaling != b.scaling || stages_.size() != other.stages_.size()) {
+      a.tightening != b.tightening || a.scaling != b.scaling || num_stages_ != other.num_stages_) {
     return internal::MakeError(ErrorCode::kIncompatible, "cannot merge scalable filters with different options or ",
-                               "stage counts (", stages_.size(), " and ", other.stages_.size(), " stages)");
+                               "stage counts (", num_stages_, " and ", other.num_stages_, " stages)");
   }
-  for (std::size_t i = 0; i < stages_.size(); ++i) {
+  for (std::size_t i = 0; i < num_stages_; ++i) {
     if (auto st = stages_[i].Merge(other.stages_[i]); !st.ok()) return st;
   }
   return {};
 }
 
 void ScalableBloomFilter::Clear() noexcept {
-  stages_.erase(stages_.begin() + 1, stages_.end());
-  stages_.front().Clear();
+  // Back to one stage, in an allocation of one when there is memory for it (and in the
+  // old, larger one otherwise).
+  std::destroy(stages_ + 1, stages_ + num_stages_);
+  num_stages_ = 1;
+  if (BloomFilter* one = AllocateStages(1); one != nullptr) {
+    std::uninitialized_move_n(stages_, 1, one);
+    DestroyStages(stages_, 1);
+    stages_ = one;
+  }
+  stages_[0].Clear();
 }
 
 std::uint64_t ScalableBloomFilter::count() const noexcept {
   std::uint64_t total = 0;
-  for (const BloomFilter& s : stages_) total += s.count();
+  for (const BloomFilter& s : stages()) total += s.count();
   return total;
 }
 
 std::uint64_t ScalableBloomFilter::capacity() const noexcept {
   std::uint64_t total = 0;
-  for (const BloomFilter& s : stages_) total += s.capacity();
+  for (const BloomFilter& s : stages()) total += s.capacity();
   return total;
 }
 
 std::uint64_t ScalableBloomFilter::memory_bytes() const noexcept {
   std::uint64_t total = 0;
-  for (const BloomFilter& s : stages_) total += s.memory_bytes();
+  for (const BloomFilter& s : stages()) total += s.memory_bytes();
   return total;
 }
 
 std::vector<StageInfo> ScalableBloomFilter::Stages() const {
   std::vector<StageInfo> out;
-  out.reserve(stages_.size());
-  for (const BloomFilter& s : stages_) {
+  out.reserve(num_stages_);
+  for (const BloomFilter& s : stages()) {
     out.push_back({.capacity = s.capacity(),
                    .count = s.count(),
                    .num_bits = s.num_bits(),
@@ -176,22 +269,22 @@ std::vector<StageInfo> ScalableBloomFilter::Stages() const {
 
 double ScalableBloomFilter::EstimatedFpRate() const noexcept {
   double pass = 1.0;
-  for (const BloomFilter& s : stages_) pass *= 1.0 - s.EstimatedFpRate();
+  for (const BloomFilter& s : stages()) pass *= 1.0 - s.EstimatedFpRate();
   return 1.0 - pass;
 }
 
 double ScalableBloomFilter::ExpectedFpRate() const noexcept {
   double pass = 1.0;
-  for (const BloomFilter& s : stages_) pass *= 1.0 - s.fp_rate();
+  for (const BloomFilter& s : stages()) pass *= 1.0 - s.fp_rate();
   return 1.0 - pass;
 }
 
 bool operator==(const ScalableBloomFilter& a, const ScalableBloomFilter& b) noexcept {
-  const ScalableOptions& x = a.options_;
-  const ScalableOptions& y = b.options_;
+  const ScalableOptions x = a.options();
+  const ScalableOptions y = b.options();
   return x.initial_capacity == y.initial_capacity && x.fp_rate == y.fp_rate && x.growth == y.growth &&
          x.tightening == y.tightening && x.scaling == y.scaling && x.max_stages == y.max_stages &&
-         a.stages_ == b.stages_;
+         std::ranges::equal(a.stages(), b.stages());
 }
 
 // Header: capacity = sum of stage capacities, count = sum of stage counts, fp_rate = p.
@@ -201,9 +294,9 @@ bool operator==(const ScalableBloomFilter& a, const ScalableBloomFilter& b) noex
 // zero bytes up to the next multiple of 64.
 std::vector<std::byte> ScalableBloomFilter::Serialize(const SaveOptions& options) const {
   std::vector<std::vector<std::byte>> files;
-  files.reserve(stages_.size());
+  files.reserve(num_stages_);
   std::uint64_t payload = 0;
-  for (const BloomFilter& s : stages_) {
+  for (const BloomFilter& s : stages()) {
     files.push_back(s.Serialize());
     payload += AlignUp64(files.back().size());
   }
@@ -211,14 +304,14 @@ std::vector<std::byte> ScalableBloomFilter::Serialize(const SaveOptions& options
   header.kind = kKind;
   header.capacity = capacity();
   header.count = count();
-  header.fp_rate = options_.fp_rate;
+  header.fp_rate = fp_rate_;
   header.payload_bytes = payload;
-  header.params[0] = stages_.size();
-  header.params[1] = options_.initial_capacity;
-  header.params[2] = options_.growth;
-  header.params[3] = std::bit_cast<std::uint64_t>(options_.tightening);
-  header.params[4] = options_.scaling ? kFlagScaling : 0;
-  header.params[5] = options_.max_stages;
+  header.params[0] = num_stages_;
+  header.params[1] = stages_[0].capacity();
+  header.params[2] = growth_;
+  header.params[3] = std::bit_cast<std::uint64_t>(tightening_);
+  header.params[4] = scaling_ != 0 ? kFlagScaling : 0;
+  header.params[5] = max_stages_;
   return internal::EncodeFile(
       header,
       [&](std::span<std::byte> out) {
@@ -263,9 +356,9 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(std::span<const std
                      o.scaling ? o.max_stages : 1, "]");
   }
 
-  ScalableBloomFilter filter;
-  filter.options_ = o;
-  filter.stages_.reserve(static_cast<std::size_t>(num_stages));
+  ScalableBloomFilter filter(o);
+  filter.stages_ = AllocateStages(static_cast<std::size_t>(num_stages));  // filled in order below
+  if (filter.stages_ == nullptr) return MakeError(ErrorCode::kTooLarge, "out of memory for ", num_stages, " stages");
   std::span<const std::byte> rest = file->payload;
   std::uint64_t total_count = 0;
   std::uint64_t total_capacity = 0;
@@ -316,7 +409,8 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(std::span<const std
         !internal::CheckedAdd(total_capacity, stage->capacity(), &total_capacity)) {
       return MakeError(ErrorCode::kParameterMismatch, "stage counts or capacities overflow 64 bits");
     }
-    filter.stages_.push_back(std::move(stage).value());
+    new (filter.stages_ + i) BloomFilter(std::move(stage).value());
+    ++filter.num_stages_;
   }
   if (!rest.empty()) {
     return MakeError(ErrorCode::kParameterMismatch, rest.size(), " bytes after the last stage");

@@ -207,6 +207,40 @@ ScalableBloomFilter ThreeStages() {
   return f;
 }
 
+// Copies are deep and independent; a moved-from filter can be assigned again; copying
+// over a filter with more stages leaves the source's layout. (ASan checks the memory.)
+TEST(ScalableBloomFilterTest, CopiesAndMovesKeepEveryStage) {
+  ScalableBloomFilter three = ThreeStages();
+  const std::uint64_t count = three.count();
+  ScalableBloomFilter copy = three;
+  EXPECT_TRUE(copy == three);
+  ASSERT_TRUE(copy.AddIfAbsent("only in the copy").ok());
+  EXPECT_FALSE(three.MayContain("only in the copy"));
+  EXPECT_FALSE(copy == three);
+
+  ScalableBloomFilter one = Make({.initial_capacity = 40, .fp_rate = 0.05});
+  copy = one;  // three stages replaced by one
+  EXPECT_EQ(copy.num_stages(), 1U);
+  EXPECT_TRUE(copy == one);
+
+  ScalableBloomFilter moved = std::move(three);
+  EXPECT_EQ(moved.num_stages(), 3U);
+  for (std::uint64_t i = 0; i < 200; ++i) ASSERT_TRUE(moved.MayContain(Key(kPresent, i))) << i;
+  three = std::move(moved);  // NOLINT(bugprone-use-after-move): assigning revives it
+  EXPECT_EQ(three.num_stages(), 3U);
+  three = three;  // NOLINT(misc-redundant-expression): self-assignment keeps the filter
+  EXPECT_EQ(three.count(), count);
+  EXPECT_EQ(three.options().initial_capacity, 40U);
+}
+
+// What MEMORY USAGE of the Redis module rests on: a scalable filter with one stage keeps
+// 40 + 48 bytes of bookkeeping beside its bits (RedisBloom: 32 + 64).
+TEST(ScalableBloomFilterTest, BookkeepingIsCompact) {
+  EXPECT_EQ(sizeof(bloomkit::WordArray), 16U);
+  EXPECT_EQ(sizeof(bloomkit::BloomFilter), 48U);
+  EXPECT_EQ(sizeof(ScalableBloomFilter), 40U);
+}
+
 TEST(ScalableBloomFilterTest, MultiStageRoundTripIsBitExactAndAligned) {
   const ScalableBloomFilter f = ThreeStages();
   for (const bool compress : {false, true}) {
