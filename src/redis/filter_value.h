@@ -23,6 +23,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bloomkit/counting_bloom_filter.h"
@@ -38,16 +39,38 @@ inline constexpr int kEncodingVersion = 1;
 // What a value needs only while a dump moves in or out; allocated on demand so that an
 // idle filter carries 8 bytes of it, not three vectors.
 struct Transfer {
-  PendingDump pending;          // LOADCHUNK bytes received so far
+  PendingDump pending;          // LOADCHUNK bytes received so far (total() > 0 while loading)
   std::vector<std::byte> dump;  // SCANDUMP's serialization, until the next write
+
+  [[nodiscard]] bool loading() const noexcept { return pending.total() != 0; }
 };
 
+// A value is the filter and one pointer: no flag, since a loading value (the only kind
+// without a filter) always has its transfer. For BF.RESERVE this keeps MEMORY USAGE at
+// RedisBloom's: 48 bytes here and one 48-byte stage, against its 32 and 64.
 template <typename Filter>
 struct FilterValue {
-  std::optional<Filter> filter;        // set when ready
+  union {
+    Filter filter;  // constructed exactly when ready()
+  };
   std::unique_ptr<Transfer> transfer;  // set while loading, or during a SCANDUMP
 
-  [[nodiscard]] bool ready() const noexcept { return filter.has_value(); }
+  explicit FilterValue(Filter&& ready_filter) noexcept : filter(std::move(ready_filter)) {}
+  explicit FilterValue(PendingDump&& pending) : transfer(std::make_unique<Transfer>()) {
+    transfer->pending = std::move(pending);
+  }
+  ~FilterValue() {
+    if (ready()) filter.~Filter();
+  }
+  FilterValue(const FilterValue&) = delete;
+  FilterValue& operator=(const FilterValue&) = delete;
+
+  [[nodiscard]] bool ready() const noexcept { return !transfer || !transfer->loading(); }
+  // A loading value whose last chunk arrived: it holds `loaded` from now on.
+  void Complete(Filter&& loaded) noexcept {
+    new (&filter) Filter(std::move(loaded));
+    transfer.reset();
+  }
   [[nodiscard]] Transfer& transfer_state() {
     if (!transfer) transfer = std::make_unique<Transfer>();
     return *transfer;
@@ -86,11 +109,17 @@ struct CbfFamily {
 };
 
 // Values live in Redis' allocator so that INFO memory and MEMORY USAGE count them.
-template <typename Filter>
-FilterValue<Filter>* NewValue() {
+// `state` is the ready filter or the pending dump.
+template <typename Filter, typename State>
+FilterValue<Filter>* NewValue(State&& state) {
   void* memory = rm.Alloc(sizeof(FilterValue<Filter>));
   if (memory == nullptr) throw std::bad_alloc();
-  return new (memory) FilterValue<Filter>();
+  try {
+    return new (memory) FilterValue<Filter>(std::forward<State>(state));
+  } catch (...) {
+    rm.Free(memory);
+    throw;
+  }
 }
 
 template <typename Filter>
@@ -106,7 +135,7 @@ template <typename Family>
 std::uint64_t ValueMemory(const FilterValue<typename Family::Filter>& v) noexcept {
   std::uint64_t bytes = sizeof(v);
   if (v.transfer) bytes += sizeof(Transfer) + v.transfer->pending.reserved_bytes() + v.transfer->dump.capacity();
-  if (v.filter) bytes += v.filter->memory_bytes() + Family::Overhead(*v.filter);
+  if (v.ready()) bytes += v.filter.memory_bytes() + Family::Overhead(v.filter);
   return bytes;
 }
 
@@ -136,8 +165,7 @@ Status RequireReady(const Lookup<Family>& found, std::string_view not_found = re
 // Stores a new value at an empty key (the key now owns it).
 template <typename Family>
 FilterValue<typename Family::Filter>* StoreNew(const OpenKey& key, typename Family::Filter&& filter) {
-  auto* value = NewValue<typename Family::Filter>();
-  value->filter.emplace(std::move(filter));
+  auto* value = NewValue<typename Family::Filter>(std::move(filter));
   if (rm.ModuleTypeSetValue(key.get(), Family::type, value) != kOk) {
     DeleteValue(value);
     return nullptr;
@@ -172,7 +200,7 @@ Status ScanDump(Command& cmd) {
   if (!iterator.ok()) return std::move(iterator).error();
   auto& value = *found.value;
   Transfer& state = value.transfer_state();
-  if (iterator.value() == 0 || state.dump.empty()) state.dump = value.filter->Serialize();
+  if (iterator.value() == 0 || state.dump.empty()) state.dump = value.filter.Serialize();
   auto chunk = NextDumpChunk(iterator.value(), state.dump.size(), Config().scandump_chunk_bytes);
   if (!chunk.ok()) return std::move(chunk).error();
   cmd.Array(2);
@@ -210,7 +238,7 @@ Status Del(Command& cmd, std::string_view not_found = reply::kNotFound) {
   OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
   const auto found = Find<Family>(key);
   if (auto s = RequireReady(found, not_found); !s.ok()) return s;
-  const bool removed = found.value->filter->Remove(cmd.arg(2));
+  const bool removed = found.value->filter.Remove(cmd.arg(2));
   if (removed) {
     found.value->Touch();
     cmd.Replicate();
@@ -238,13 +266,7 @@ Status LoadChunk(Command& cmd) {
     if (found.value != nullptr) return ReplyError(reply::kItemExists);
     auto total = ValidateDumpHeader(data, Filter::kKind, Config().max_filter_bytes);
     if (!total.ok()) return std::move(total).error();
-    auto* value = NewValue<Filter>();
-    try {
-      value->transfer_state().pending = PendingDump(total.value(), data);
-    } catch (...) {
-      DeleteValue(value);
-      throw;
-    }
+    auto* value = NewValue<Filter>(PendingDump(total.value(), data));
     if (rm.ModuleTypeSetValue(key.get(), Family::type, value) != kOk) {
       DeleteValue(value);
       return ReplyError(reply::kInternal);
@@ -273,8 +295,7 @@ Status LoadChunk(Command& cmd) {
     cmd.Replicate();
     return std::move(filter).error();
   }
-  value.filter.emplace(std::move(filter).value());
-  value.transfer.reset();
+  value.Complete(std::move(filter).value());
   cmd.Replicate();
   cmd.Ok();
   return {};
@@ -286,7 +307,7 @@ void RdbSave(RedisModuleIO* io, void* opaque) noexcept {
   const auto& value = *static_cast<const FilterValue<typename Family::Filter>*>(opaque);
   try {
     if (value.ready()) {
-      const std::vector<std::byte> bytes = value.filter->Serialize();
+      const std::vector<std::byte> bytes = value.filter.Serialize();
       rm.SaveUnsigned(io, 0);
       rm.SaveStringBuffer(io, reinterpret_cast<const char*>(bytes.data()), bytes.size());
     } else {
@@ -336,7 +357,6 @@ void* RdbLoad(RedisModuleIO* io, int encver) noexcept {
                   Family::kTypeName, encver, kEncodingVersion);
     return nullptr;
   }
-  FilterValue<Filter>* value = nullptr;
   try {
     const std::uint64_t state = rm.LoadUnsigned(io);
     if (IoFailed(io)) return nullptr;
@@ -349,9 +369,7 @@ void* RdbLoad(RedisModuleIO* io, int encver) noexcept {
                       filter.error().message().c_str());
         return nullptr;
       }
-      value = NewValue<Filter>();
-      value->filter.emplace(std::move(filter).value());
-      return value;
+      return NewValue<Filter>(std::move(filter).value());
     }
     if (state != 1) {
       rm.LogIOError(io, "warning", "bloomkit: unknown %s value state %llu", Family::kTypeName,
@@ -370,11 +388,8 @@ void* RdbLoad(RedisModuleIO* io, int encver) noexcept {
                     announced.ok() ? "lengths disagree" : announced.error().message().c_str());
       return nullptr;
     }
-    value = NewValue<Filter>();
-    value->transfer_state().pending = PendingDump(total, bytes);
-    return value;
+    return NewValue<Filter>(PendingDump(total, bytes));
   } catch (...) {
-    DeleteValue(value);
     rm.LogIOError(io, "warning", "bloomkit: out of memory loading a %s value", Family::kTypeName);
     return nullptr;
   }
@@ -389,7 +404,7 @@ void AofRewrite(RedisModuleIO* aof, RedisModuleString* key, void* opaque) noexce
     std::span<const std::byte> bytes;
     std::uint64_t total = 0;
     if (value.ready()) {
-      serialized = value.filter->Serialize();
+      serialized = value.filter.Serialize();
       bytes = serialized;
       total = serialized.size();
     } else {
@@ -428,7 +443,7 @@ void Digest(RedisModuleDigest* digest, void* opaque) noexcept {
   const auto& value = *static_cast<const FilterValue<typename Family::Filter>*>(opaque);
   try {
     if (value.ready()) {
-      const std::vector<std::byte> bytes = value.filter->Serialize();
+      const std::vector<std::byte> bytes = value.filter.Serialize();
       rm.DigestAddStringBuffer(digest, reinterpret_cast<const char*>(bytes.data()), bytes.size());
     } else {
       const auto pending = value.transfer->pending.bytes();
@@ -444,17 +459,10 @@ template <typename Family>
 void* Copy(RedisModuleString* /*from*/, RedisModuleString* /*to*/, const void* opaque) noexcept {
   using Filter = typename Family::Filter;
   const auto& value = *static_cast<const FilterValue<Filter>*>(opaque);
-  FilterValue<Filter>* copy = nullptr;
   try {
-    copy = NewValue<Filter>();
-    if (value.ready()) {
-      copy->filter.emplace(*value.filter);
-    } else {
-      copy->transfer_state().pending = value.transfer->pending;
-    }
-    return copy;
+    if (value.ready()) return NewValue<Filter>(Filter(value.filter));
+    return NewValue<Filter>(PendingDump(value.transfer->pending));
   } catch (...) {
-    DeleteValue(copy);
     return nullptr;  // COPY then fails with an error reply
   }
 }

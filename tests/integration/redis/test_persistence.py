@@ -159,9 +159,10 @@ class PersistenceTest(unittest.TestCase):
                 c.ok("BF.RESERVE", "k", "0.01", "1000000")
                 usage = c.call("MEMORY", "USAGE", "k")
                 # m = -n ln(0.005) / ln(2)^2 = 11,027,754 bits -> 1,378,472 bytes of words;
-                # RedisBloom 2.8 reports 1,378,600 for the same command.
+                # RedisBloom 2.8 reports 1,378,600 for the same command, and bloomkit's
+                # must be no larger (its value and stage bookkeeping are 96 bytes).
                 self.assertGreaterEqual(usage, 1_378_472)
-                self.assertLessEqual(usage, 1_378_472 + 512)
+                self.assertLessEqual(usage, 1_378_600)
                 print("MEMORY USAGE of BF.RESERVE k 0.01 1000000: %d bytes" % usage)
                 used_after = int(dict(line.split(":", 1) for line in c.call("INFO", "memory").decode().split("\r\n")
                                       if ":" in line)["used_memory"])
