@@ -16,6 +16,23 @@ if(BLOOMKIT_SANITIZE)
   target_link_options(bloomkit_sanitizers INTERFACE -fsanitize=${BLOOMKIT_SANITIZE})
 endif()
 
+# What a test that loads a sanitized bloomkit.so into Debian's (unsanitized) redis-server
+# adds to its environment: the sanitizer runtimes preloaded, since they must come first
+# in the process, and leak checks off (Redis does not free everything at exit).
+set(BLOOMKIT_HOST_SANITIZER_ENV "")
+if(BLOOMKIT_SANITIZE MATCHES "address")
+  set(_preload "")
+  foreach(runtime asan ubsan)
+    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=lib${runtime}.so
+      OUTPUT_VARIABLE _path OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(IS_ABSOLUTE "${_path}")
+      string(APPEND _preload " ${_path}")
+    endif()
+  endforeach()
+  string(STRIP "${_preload}" _preload)
+  set(BLOOMKIT_HOST_SANITIZER_ENV "LD_PRELOAD=${_preload};ASAN_OPTIONS=detect_leaks=0")
+endif()
+
 if(BLOOMKIT_FUZZ)
   # Coverage instrumentation for everything the fuzz targets reach; the targets add
   # -fsanitize=fuzzer for libFuzzer's main.

@@ -168,7 +168,10 @@ class PersistenceTest(unittest.TestCase):
                                       if ":" in line)["used_memory"])
                 # The filter is allocated through Redis: INFO memory sees it.
                 self.assertGreater(used_after - used_before, 1_378_472)
-                self.assertEqual(c.call("BF.INFO", "k", "SIZE")[0] + 32, usage)
+                # MEMORY USAGE is the value's size plus Redis' key (32 bytes with jemalloc;
+                # less with a sanitizer's allocator preloaded).
+                key_bytes = usage - c.call("BF.INFO", "k", "SIZE")[0]
+                self.assertTrue(0 < key_bytes <= 32, key_bytes)
 
 
 if __name__ == "__main__":
