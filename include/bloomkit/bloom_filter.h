@@ -79,9 +79,9 @@ class BloomFilter {
   Status Intersect(const BloomFilter& other);
 
   [[nodiscard]] std::uint64_t num_bits() const noexcept { return num_bits_; }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return static_cast<std::uint32_t>(num_hashes_); }
-  // The most bits a filter may have (2^53 bytes: far past any memory).
-  static constexpr std::uint64_t kMaxNumBits = (std::uint64_t{1} << 56) - 1;
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return words_.owner_byte(); }
+  // The most bits a filter may have (2 PiB: far past any memory).
+  static constexpr std::uint64_t kMaxNumBits = WordArray::kMaxWords * 64;
   [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
   // The target rate at capacity the filter was created with.
   [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
@@ -115,13 +115,14 @@ class BloomFilter {
   Status Combine(const BloomFilter& other, std::string_view operation, internal::WordOp op);
 
   // 48 bytes, so that a scalable filter's stages cost no more bookkeeping than
-  // RedisBloom's (MEMORY USAGE in the Redis module).
-  WordArray words_;
+  // RedisBloom's (MEMORY USAGE in the Redis module). Everything a probe reads (num_bits_,
+  // the words' pointer and the hash count, kept in the words' owner byte) is in 24
+  // adjacent bytes, loaded as plain fields.
+  std::uint64_t count_ = 0;
+  std::uint64_t num_bits_ = 0;  // <= kMaxNumBits
+  WordArray words_;             // owner_byte(): num_hashes (<= kMaxNumHashes)
   std::uint64_t capacity_ = 0;
   double fp_rate_ = 0;
-  std::uint64_t count_ = 0;
-  std::uint64_t num_bits_ : 56 = 0;   // <= kMaxNumBits
-  std::uint64_t num_hashes_ : 8 = 0;  // <= kMaxNumHashes
 };
 
 }  // namespace bloomkit

@@ -125,10 +125,10 @@ class ScalableBloomFilter {
   Status AddStage(std::uint64_t initial_capacity);
   BloomFilter& last_stage() noexcept { return stages_[num_stages_ - 1]; }
 
-  // 40 bytes: the options, packed, and the stages in one exact-size allocation. The
-  // initial capacity is stage 0's. Stage i's count() is the number of keys added to it:
-  // a key goes into the last stage only when no stage reports it, so every such add
-  // sets a new bit.
+  // 40 bytes: the options, packed, and the stages in one exact-size, 64-byte-aligned
+  // allocation. The initial capacity is stage 0's. Stage i's count() is the number of
+  // keys added to it: a key goes into the last stage only when no stage reports it, so
+  // every such add sets a new bit.
   BloomFilter* stages_ = nullptr;
   double fp_rate_ = 0.01;
   double tightening_ = 0.5;

@@ -1,6 +1,8 @@
 // WordArray: a zero-initialized, 64-byte-aligned array of 64-bit words allocated
 // through the allocator seam (allocator.h). Copies are deep; moves steal. 16 bytes: the
-// pointer, and the word count (56 bits, 2^59 bytes) packed with the allocator's index.
+// pointer, and in one word the count of words (48 bits, up to 2 PiB), the allocator's
+// index and a byte that the owner may use (owner_byte: the classic filter keeps its hash
+// count there, so that it stays 48 bytes).
 #pragma once
 
 #include <cstddef>
@@ -29,7 +31,9 @@ class WordArray {
   [[nodiscard]] const std::uint64_t* data() const noexcept { return data_; }
   [[nodiscard]] std::uint64_t num_words() const noexcept { return num_words_; }
   // The largest array Allocate accepts (then only as much as the allocator can give).
-  static constexpr std::uint64_t kMaxWords = (std::uint64_t{1} << 56) - 1;
+  static constexpr std::uint64_t kMaxWords = (std::uint64_t{1} << 48) - 1;
+  [[nodiscard]] std::uint8_t owner_byte() const noexcept { return owner_byte_; }
+  void set_owner_byte(std::uint8_t value) noexcept { owner_byte_ = value; }
   [[nodiscard]] std::uint64_t bytes() const noexcept { return num_words_ * sizeof(std::uint64_t); }
   [[nodiscard]] std::span<std::uint64_t> span() noexcept { return {data_, static_cast<std::size_t>(num_words_)}; }
   [[nodiscard]] std::span<const std::uint64_t> span() const noexcept {
@@ -40,8 +44,9 @@ class WordArray {
   void Release() noexcept;
 
   std::uint64_t* data_ = nullptr;
-  std::uint64_t num_words_ : 56 = 0;
+  std::uint64_t num_words_ : 48 = 0;
   std::uint64_t allocator_ : 8 = 0;  // index into the installed allocators
+  std::uint8_t owner_byte_ = 0;
 };
 
 }  // namespace bloomkit

@@ -97,7 +97,8 @@ WordArray::~WordArray() {
   Release();
 }
 
-WordArray::WordArray(const WordArray& other) : num_words_(other.num_words_), allocator_(g_installed.current & 0xffU) {
+WordArray::WordArray(const WordArray& other)
+    : num_words_(other.num_words_), allocator_(g_installed.current & 0xffU), owner_byte_(other.owner_byte_) {
   if (num_words_ == 0) return;
   data_ = static_cast<std::uint64_t*>(Current().allocate(static_cast<std::size_t>(num_words_ * 8), kAlignment));
   if (data_ == nullptr) {
@@ -116,7 +117,7 @@ WordArray& WordArray::operator=(const WordArray& other) {
 }
 
 WordArray::WordArray(WordArray&& other) noexcept
-    : data_(other.data_), num_words_(other.num_words_), allocator_(other.allocator_) {
+    : data_(other.data_), num_words_(other.num_words_), allocator_(other.allocator_), owner_byte_(other.owner_byte_) {
   other.data_ = nullptr;
   other.num_words_ = 0;
 }
@@ -127,6 +128,7 @@ WordArray& WordArray::operator=(WordArray&& other) noexcept {
     data_ = other.data_;
     num_words_ = other.num_words_;
     allocator_ = other.allocator_;
+    owner_byte_ = other.owner_byte_;
     other.data_ = nullptr;
     other.num_words_ = 0;
   }

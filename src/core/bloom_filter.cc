@@ -63,11 +63,9 @@ std::uint64_t WordsFor(std::uint64_t num_bits) {
 
 BloomFilter::BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
                          WordArray words) noexcept
-    : words_(std::move(words)),
-      capacity_(capacity),
-      fp_rate_(fp_rate),
-      num_bits_(num_bits & kMaxNumBits),  // callers checked both limits
-      num_hashes_(num_hashes & 0xffU) {}
+    : num_bits_(num_bits), words_(std::move(words)), capacity_(capacity), fp_rate_(fp_rate) {
+  words_.set_owner_byte(static_cast<std::uint8_t>(num_hashes));  // callers checked it: <= kMaxNumHashes
+}
 
 Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
   using internal::MakeError;
@@ -117,7 +115,7 @@ bool BloomFilter::MayContain(std::string_view key) const noexcept {
 bool BloomFilter::AddHashPair(HashPair hash) noexcept {
   std::uint64_t* words = words_.data();
   std::uint64_t fresh = 0;
-  ForEachProbe(hash, num_bits_, num_hashes_, [&](std::uint64_t pos) {
+  ForEachProbe(hash, num_bits_, num_hashes(), [&](std::uint64_t pos) {
     const std::uint64_t mask = std::uint64_t{1} << (pos & 63);
     std::uint64_t& word = words[pos >> 6];
     fresh |= ~word & mask;
@@ -136,7 +134,7 @@ bool BloomFilter::AddHashPair(HashPair hash) noexcept {
 bool BloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   const std::uint64_t* words = words_.data();
   std::uint64_t all = 1;
-  ForEachProbe(hash, num_bits_, num_hashes_, [&](std::uint64_t pos) {
+  ForEachProbe(hash, num_bits_, num_hashes(), [&](std::uint64_t pos) {
     all &= words[pos >> 6] >> (pos & 63);
     return true;
   });
@@ -257,22 +255,23 @@ std::size_t QueryBatched(std::size_t n, const Hasher& hasher, const std::uint64_
 }  // namespace
 
 void BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
-  RunBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes_, true,
+  RunBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes(), true,
              [&](std::size_t, HashPair h) { AddHashPair(h); });
 }
 
 std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept {
-  return QueryBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes_, out.data());
+  return QueryBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes(), out.data());
 }
 
 void BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
-  RunBatched(hashes.size(), internal::HashExpander{hashes}, words_.data(), num_bits_, num_hashes_, true,
+  RunBatched(hashes.size(), internal::HashExpander{hashes}, words_.data(), num_bits_, num_hashes(), true,
              [&](std::size_t, HashPair h) { AddHashPair(h); });
 }
 
 std::size_t BloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
                                              std::span<bool> out) const noexcept {
-  return QueryBatched(hashes.size(), internal::HashExpander{hashes}, words_.data(), num_bits_, num_hashes_, out.data());
+  return QueryBatched(hashes.size(), internal::HashExpander{hashes}, words_.data(), num_bits_, num_hashes(),
+                      out.data());
 }
 
 void BloomFilter::Clear() noexcept {
@@ -307,19 +306,19 @@ std::uint64_t BloomFilter::EstimatedCount() const noexcept {
   const double m = static_cast<double>(num_bits_);
   const double x = static_cast<double>(CountSetBits());
   if (x >= m) return std::numeric_limits<std::uint64_t>::max();  // saturated: unbounded
-  return static_cast<std::uint64_t>(std::llround(-m / num_hashes_ * std::log1p(-x / m)));
+  return static_cast<std::uint64_t>(std::llround(-m / num_hashes() * std::log1p(-x / m)));
 }
 
 double BloomFilter::EstimatedFpRate() const noexcept {
-  return std::pow(FillRatio(), num_hashes_);
+  return std::pow(FillRatio(), num_hashes());
 }
 
 double BloomFilter::ExpectedFpRate() const noexcept {
-  return ClassicFpRate(static_cast<double>(num_bits_), static_cast<double>(capacity_), num_hashes_);
+  return ClassicFpRate(static_cast<double>(num_bits_), static_cast<double>(capacity_), num_hashes());
 }
 
 bool operator==(const BloomFilter& a, const BloomFilter& b) noexcept {
-  if (a.num_bits_ != b.num_bits_ || a.num_hashes_ != b.num_hashes_ || a.capacity_ != b.capacity_ ||
+  if (a.num_bits_ != b.num_bits_ || a.num_hashes() != b.num_hashes() || a.capacity_ != b.capacity_ ||
       a.count_ != b.count_ || a.fp_rate_ != b.fp_rate_) {
     return false;
   }
@@ -336,7 +335,7 @@ std::vector<std::byte> BloomFilter::Serialize(const SaveOptions& options) const 
   header.fp_rate = fp_rate_;
   header.payload_bytes = words_.bytes();
   header.params[0] = num_bits_;
-  header.params[1] = num_hashes_;
+  header.params[1] = num_hashes();
   return internal::EncodeFile(
       header, [&](std::span<std::byte> out) { internal::StoreWordsLE(out.data(), words_.span()); }, options);
 }

@@ -40,15 +40,18 @@ Status ValidateOptions(const ScalableOptions& o) {
   return {};
 }
 
-// Stage storage: raw memory for exactly `n` stages (new[] would add an array cookie).
+// Stage storage: raw memory for exactly `n` stages (new[] would add an array cookie),
+// aligned to a cache line: every probe of a stage starts from its 24 bytes of fields,
+// and with the array at an arbitrary 16-byte offset more of them straddled two lines
+// (measured: absent-key queries of a 7-stage filter 6-8% slower).
 BloomFilter* AllocateStages(std::size_t n) noexcept {
-  return static_cast<BloomFilter*>(::operator new(n * sizeof(BloomFilter), std::nothrow));
+  return static_cast<BloomFilter*>(::operator new (n * sizeof(BloomFilter), std::align_val_t{64}, std::nothrow));
 }
 
 void DestroyStages(BloomFilter* stages, std::size_t n) noexcept {
   if (stages == nullptr) return;
   std::destroy_n(stages, n);
-  ::operator delete(stages);
+  ::operator delete (stages, std::align_val_t{64});
 }
 
 }  // namespace
@@ -202,8 +205,8 @@ bool ScalableBloomFilter::MayContainHash(std::uint64_t hash) const noexcept {
 
 bool ScalableBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   // Newest first: the last stage holds about half of all keys (s = 2).
-  for (std::size_t i = num_stages_; i-- > 0;) {
-    if (stages_[i].MayContainHashPair(hash)) return true;
+  for (const BloomFilter* stage = stages_ + num_stages_; stage != stages_;) {
+    if ((--stage)->MayContainHashPair(hash)) return true;
   }
   return false;
 }

@@ -120,11 +120,11 @@ TEST(BloomFilterCreateTest, OverTheMemoryLimitIsTooLargeWithoutAllocating) {
   ExpectCreateError({.num_bits = std::uint64_t{1} << 40, .num_hashes = 3}, ErrorCode::kTooLarge, "137438953472");
   ExpectCreateError({.num_bits = std::numeric_limits<std::uint64_t>::max(), .num_hashes = 3}, ErrorCode::kTooLarge,
                     "bytes");
-  // With no memory limit, the most bits a filter can hold (2^56 - 1) still stops it.
-  ExpectCreateError({.num_bits = std::uint64_t{1} << 56,
+  // With no memory limit, the most bits a filter can hold ((2^48 - 1) words) still stops it.
+  ExpectCreateError({.num_bits = std::uint64_t{1} << 54,
                      .num_hashes = 3,
                      .max_memory_bytes = std::numeric_limits<std::uint64_t>::max()},
-                    ErrorCode::kTooLarge, "num_bits 72057594037927936 is more than the 72057594037927935");
+                    ErrorCode::kTooLarge, "num_bits 18014398509481984 is more than the 18014398509481920");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(counting.allocations(), 0U) << "an oversized Create allocated memory";
   EXPECT_LT(seconds, 1.0) << "an oversized Create must fail fast";
