@@ -164,6 +164,8 @@ class OpenKey {
   }
   OpenKey(const OpenKey&) = delete;
   OpenKey& operator=(const OpenKey&) = delete;
+  OpenKey(OpenKey&&) = delete;
+  OpenKey& operator=(OpenKey&&) = delete;
 
   [[nodiscard]] RedisModuleKey* get() const noexcept { return key_; }
   [[nodiscard]] bool empty() const noexcept { return key_ == nullptr || rm.KeyType(key_) == kKeyTypeEmpty; }

@@ -64,6 +64,8 @@ struct FilterValue {
   }
   FilterValue(const FilterValue&) = delete;
   FilterValue& operator=(const FilterValue&) = delete;
+  FilterValue(FilterValue&&) = delete;
+  FilterValue& operator=(FilterValue&&) = delete;
 
   [[nodiscard]] bool ready() const noexcept { return !transfer || !transfer->loading(); }
   // A loading value whose last chunk arrived: it holds `loaded` from now on.
@@ -335,6 +337,8 @@ class RdbBuffer {
   }
   RdbBuffer(const RdbBuffer&) = delete;
   RdbBuffer& operator=(const RdbBuffer&) = delete;
+  RdbBuffer(RdbBuffer&&) = delete;
+  RdbBuffer& operator=(RdbBuffer&&) = delete;
   [[nodiscard]] bool ok() const noexcept { return data_ != nullptr; }
   [[nodiscard]] std::span<const std::byte> bytes() const noexcept {
     return {reinterpret_cast<const std::byte*>(data_), size_};
