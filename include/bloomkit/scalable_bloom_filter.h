@@ -124,6 +124,9 @@ class ScalableBloomFilter {
   // Appends stage num_stages() of a chain whose first stage holds `initial_capacity`.
   Status AddStage(std::uint64_t initial_capacity);
   BloomFilter& last_stage() noexcept { return stages_[num_stages_ - 1]; }
+  // Keeps the first `keep` stages, moved into `block` (from AllocateStages) when it is
+  // not null, else where they are; destroys the others.
+  void KeepStages(BloomFilter* block, std::size_t keep) noexcept;
 
   // 40 bytes: the options, packed, and the stages in one exact-size, 64-byte-aligned
   // allocation. The initial capacity is stage 0's. Stage i's count() is the number of

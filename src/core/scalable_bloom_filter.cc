@@ -112,6 +112,16 @@ ScalableBloomFilter::~ScalableBloomFilter() {
   DestroyStages(stages_, num_stages_);
 }
 
+void ScalableBloomFilter::KeepStages(BloomFilter* block, std::size_t keep) noexcept {
+  std::destroy(stages_ + keep, stages_ + num_stages_);
+  if (block != nullptr) {
+    std::uninitialized_move_n(stages_, keep, block);  // BloomFilter moves do not throw
+    DestroyStages(stages_, keep);
+    stages_ = block;
+  }
+  num_stages_ = static_cast<std::uint16_t>(keep);
+}
+
 ScalableOptions ScalableBloomFilter::options() const noexcept {
   return {.initial_capacity = num_stages_ != 0 ? stages_[0].capacity() : 0,
           .fp_rate = fp_rate_,
@@ -169,10 +179,8 @@ Status ScalableBloomFilter::AddStage(std::uint64_t initial_capacity) {
                      ", error rate ", target->fp_rate, ") with ", used, " of ", max_memory_bytes_,
                      " bytes in use: ", stage.ok() ? "out of memory" : stage.error().message());
   }
-  std::uninitialized_move_n(stages_, num_stages_, grown);  // BloomFilter moves do not throw
   new (grown + num_stages_) BloomFilter(std::move(stage).value());
-  DestroyStages(stages_, num_stages_);
-  stages_ = grown;
+  KeepStages(grown, num_stages_);
   ++num_stages_;
   return {};
 }
@@ -228,13 +236,7 @@ Status ScalableBloomFilter::Merge(const ScalableBloomFilter& other) {
 void ScalableBloomFilter::Clear() noexcept {
   // Back to one stage, in an allocation of one when there is memory for it (and in the
   // old, larger one otherwise).
-  std::destroy(stages_ + 1, stages_ + num_stages_);
-  num_stages_ = 1;
-  if (BloomFilter* one = AllocateStages(1); one != nullptr) {
-    std::uninitialized_move_n(stages_, 1, one);
-    DestroyStages(stages_, 1);
-    stages_ = one;
-  }
+  KeepStages(AllocateStages(1), 1);
   stages_[0].Clear();
 }
 

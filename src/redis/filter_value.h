@@ -20,7 +20,6 @@
 #include <cstring>
 #include <memory>
 #include <new>
-#include <optional>
 #include <span>
 #include <string>
 #include <utility>
