@@ -23,6 +23,7 @@ struct AddOptions {
 };
 
 int RunAdd(const AddOptions& o, const GlobalOptions& global) {
+  const FileLock lock = LockForUpdate(o.file, global);
   LoadedFilter loaded = LoadFilter(o.file, global);
   KeyReader reader(o.input.inputs, o.input.format());
   Progress progress(o.file, reader.total_bytes(), !o.input.no_progress);

@@ -63,6 +63,7 @@ T Take(Result<T>&& result, std::string_view context, int exit_code) {
 // Options of the main program that every subcommand sees.
 struct GlobalOptions {
   std::string max_memory = "4GiB";  // --max-memory, parsed by MaxMemoryBytes()
+  double wait_seconds = 60;         // --wait: how long a writer waits for another's lock
   [[nodiscard]] std::uint64_t MaxMemoryBytes() const;
 };
 

@@ -25,6 +25,7 @@ struct CompressOptions {
 int RunCompress(const CompressOptions& o, const GlobalOptions& global, bool compress) {
   if (o.level < 1 || o.level > 22) Fail(kExitUsage, fmt::format("--level must be in [1, 22], got {}", o.level));
   CheckOverwrite(o.out, o.force || o.out == o.in);
+  const FileLock lock = LockForUpdate(o.out, global, /*missing_ok=*/true);
   const LoadedFilter loaded = LoadFilter(o.in, global);
   const std::vector<std::byte> bytes =
       loaded.filter.Serialize(SaveOptions{.compress = compress, .compression_level = o.level});

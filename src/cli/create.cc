@@ -44,6 +44,7 @@ int RunCreate(const CreateOptions& o, const GlobalOptions& global) {
   spec.bucket_size = ParseSmall(o.bucket_size, "--bucket-size", 1, 1024);
   spec.expansion = ParseSmall(o.expansion, "--expansion", 0, 1024);
   CheckOverwrite(o.file, o.force);
+  const FileLock lock = LockForUpdate(o.file, global, /*missing_ok=*/true);
 
   auto made = AnyFilter::Create(spec);
   if (!made.ok()) {

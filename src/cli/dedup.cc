@@ -29,6 +29,7 @@ struct DedupOptions {
 
 int RunDedup(const DedupOptions& o, const GlobalOptions& global) {
   const std::uint64_t sync_every = Take(ParseCount(o.sync_every, "--sync-every"), "");
+  const FileLock lock = LockForUpdate(o.file, global);
   LoadedFilter loaded = LoadFilter(o.file, global);
   const bool compress = (loaded.header.flags & kFlagZstdPayload) != 0;
   KeyReader reader(o.input.inputs, o.input.format());

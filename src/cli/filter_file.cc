@@ -47,6 +47,11 @@ LoadedFilter LoadFilter(const std::string& path, const GlobalOptions& global) {
   return LoadedFilter{std::move(filter).value(), header, bytes.size()};
 }
 
+FileLock LockForUpdate(const std::string& path, const GlobalOptions& global, bool missing_ok) {
+  return Take(FileLock::Acquire(path, LockOptions{.wait_seconds = global.wait_seconds, .missing_ok = missing_ok}), path,
+              kExitData);
+}
+
 void SaveFilter(const std::string& path, const AnyFilter& filter, bool compress) {
   const std::vector<std::byte> bytes = filter.Serialize(SaveOptions{.compress = compress});
   Check(WriteFileAtomically(path, bytes), path, kExitData);

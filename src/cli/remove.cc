@@ -23,6 +23,7 @@ struct RemoveOptions {
 };
 
 int RunRemove(const RemoveOptions& o, const GlobalOptions& global) {
+  const FileLock lock = LockForUpdate(o.file, global);
   LoadedFilter loaded = LoadFilter(o.file, global);
   if (!loaded.filter.CanRemove()) {
     Check(Status(loaded.filter.Remove("").error()), o.file);  // the kind's own message

@@ -29,6 +29,7 @@ std::string_view ErrorCodeName(ErrorCode code) noexcept {
     case ErrorCode::kIoError: return "io_error";
     case ErrorCode::kFull: return "full";
     case ErrorCode::kUnsupported: return "unsupported";
+    case ErrorCode::kLocked: return "locked";
   }
   return "unknown";
 }
