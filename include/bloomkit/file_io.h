@@ -43,8 +43,9 @@ inline constexpr double kDefaultLockWaitSeconds = 60.0;
 struct LockOptions {
   // Seconds to wait for the lock; 0 = try once.
   double wait_seconds = kDefaultLockWaitSeconds;
-  // If the file does not exist, succeed with a lock that holds nothing (held() is
-  // false): for commands that may create the file.
+  // If the file does not exist, lock its directory instead (until the file exists,
+  // the writers that would create it exclude each other there): for commands that may
+  // create the file. Without it, a missing file is an error.
   bool missing_ok = false;
 };
 
@@ -64,7 +65,7 @@ class FileLock {
   FileLock& operator=(const FileLock&) = delete;
   ~FileLock();
 
-  // True if a file is locked (false only for a missing file with missing_ok).
+  // True while the lock is held (false only for a moved-from or default lock).
   [[nodiscard]] bool held() const noexcept { return fd_ >= 0; }
   // The file the lock is about, symlinks resolved.
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }

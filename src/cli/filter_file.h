@@ -24,7 +24,8 @@ LoadedFilter LoadFilter(const std::string& path, const GlobalOptions& global);
 // Takes the writers' lock on `path` (file_io.h) for a whole read-modify-write; hold the
 // result until the save is done. A second writer waits up to --wait seconds, then
 // fails with exit 3 ("locked by another writer"). `missing_ok`: a file that does not
-// exist yet (create, merge or compress into a new file) needs no lock.
+// exist yet (create, merge, compress or add --create into a new file) is locked
+// through its directory.
 FileLock LockForUpdate(const std::string& path, const GlobalOptions& global, bool missing_ok = false);
 
 // Serializes and writes atomically: on any error the file keeps its old bytes.

@@ -176,17 +176,23 @@ Result<FileLock> FileLock::Acquire(const std::filesystem::path& path, const Lock
   const auto wait = std::chrono::duration<double>(std::max(0.0, options.wait_seconds));
   const Clock::time_point deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(wait);
   auto pause = std::chrono::milliseconds(1);
+  const std::filesystem::path dir = real.has_parent_path() ? real.parent_path() : std::filesystem::path(".");
   while (true) {
     if (Status st = StatRegular(real); !st.ok()) return std::move(st).error();
-    const int fd = OpenNoBlock(real);
-    if (fd < 0) {
-      if (errno == ENOENT && options.missing_ok) return FileLock(-1, real);
-      return MakeError(ErrorCode::kIoError, "cannot open: ", ErrnoText());
+    int fd = OpenNoBlock(real);
+    const bool missing = fd < 0 && errno == ENOENT;
+    if (fd < 0 && !(missing && options.missing_ok)) return MakeError(ErrorCode::kIoError, "cannot open: ", ErrnoText());
+    if (missing) {
+      // Nothing to lock yet: writers that would create the file lock its directory
+      // instead, so that two of them do not both create it (the second would replace
+      // the first's keys). Once the file exists, writers lock the file.
+      fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0) return MakeError(ErrorCode::kIoError, "cannot open the directory ", dir.string(), ": ", ErrnoText());
     }
     struct stat locked {};
-    if (::fstat(fd, &locked) != 0 || !S_ISREG(locked.st_mode)) {
-      Error error =
-          S_ISREG(locked.st_mode) ? MakeError(ErrorCode::kIoError, "cannot stat: ", ErrnoText()) : NotRegular(locked);
+    if (::fstat(fd, &locked) != 0 || !(missing ? S_ISDIR(locked.st_mode) : S_ISREG(locked.st_mode))) {
+      Error error = missing || !S_ISREG(locked.st_mode) ? NotRegular(locked)
+                                                        : MakeError(ErrorCode::kIoError, "cannot stat: ", ErrnoText());
       ::close(fd);
       return error;
     }
@@ -208,7 +214,8 @@ Result<FileLock> FileLock::Acquire(const std::filesystem::path& path, const Lock
     // The writer we waited for may have replaced the file (a save renames a new inode
     // over the name): our lock is then on the old inode, so lock the new one instead.
     struct stat now {};
-    if (::stat(real.c_str(), &now) == 0 && now.st_dev == locked.st_dev && now.st_ino == locked.st_ino) {
+    const bool exists = ::stat(real.c_str(), &now) == 0;
+    if (missing ? !exists && errno == ENOENT : exists && now.st_dev == locked.st_dev && now.st_ino == locked.st_ino) {
       return FileLock(fd, real);
     }
     ::close(fd);

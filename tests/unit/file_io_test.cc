@@ -130,9 +130,13 @@ TEST(FileLockTest, MissingFileNeedsMissingOk) {
   auto missing = FileLock::Acquire(dir / "none.bf");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().code(), ErrorCode::kIoError);
+  // A missing file's would-be creators exclude each other on the directory.
   auto fine = FileLock::Acquire(dir / "none.bf", LockOptions{.missing_ok = true});
   ASSERT_TRUE(fine.ok());
-  EXPECT_FALSE(fine->held());
+  EXPECT_TRUE(fine->held());
+  auto second = FileLock::Acquire(dir / "none.bf", LockOptions{.wait_seconds = 0, .missing_ok = true});
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.error().code(), ErrorCode::kLocked);
 }
 
 TEST(SaveTargetTest, SymlinkModeSpecialFilesAndHardLinks) {
