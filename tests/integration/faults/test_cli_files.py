@@ -90,6 +90,27 @@ class TwoWritersTest(FilesTestCase):
     def test_cuckoo(self):
         self.check_kind("cuckoo")
 
+    def test_two_creating_writers(self):
+        """`add --create` by two writers on a missing file: the second must add to the
+        file the first created, not replace it (they exclude each other on the directory)."""
+        path = self.path("new.bf")
+        for round_ in range(20):
+            if os.path.exists(path):
+                os.unlink(path)
+            batches = [[b"c-%d-%d-%d" % (round_, w, i) for i in range(500)] for w in range(2)]
+            procs = [subprocess.Popen([CLI, "add", path, "--create", "--capacity", "10000", "--no-progress"],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                     for _ in batches]
+            threads = [threading.Thread(target=p.communicate, args=(b"".join(k + b"\n" for k in keys),))
+                       for p, keys in zip(procs, batches)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            for p in procs:
+                self.assertEqual(p.returncode, 0, "a writer failed in round %d" % round_)
+            self.assertEqual(absent_keys(path, batches[0] + batches[1]), [], "round %d" % round_)
+
     def test_second_writer_gives_up_after_wait(self):
         """A writer that cannot get the lock within --wait fails with exit 3, file unchanged."""
         path = self.create("held.bf")
