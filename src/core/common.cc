@@ -58,6 +58,11 @@ Result<FilterKind> ParseFilterKind(std::string_view name) {
                              "' (valid: classic, blocked, counting, scalable, cuckoo)");
 }
 
-HashPair HashKey(std::string_view key) noexcept { return internal::HashKeyInline(key); }
+HashPair HashKey(std::string_view key) noexcept {
+  return internal::HashKeyInline(key);
+}
+std::uint64_t HashKey64(std::string_view key) noexcept {
+  return internal::HashKey64Inline(key);
+}
 
 }  // namespace bloomkit

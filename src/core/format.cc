@@ -7,7 +7,8 @@
 //     8    4 format_version (1)
 //    12    4 header_bytes (128)
 //    16    2 kind (FilterKind)
-//    18    2 hash_id (1 = XXH3-128 + enhanced double hashing)
+//    18    2 hash_id (1 = XXH3-128 + enhanced double hashing; 2 = XXH3-64, blocked
+//              filters of 256-bit blocks only)
 //    20    4 flags (bit 0: payload is one zstd frame; other bits zero)
 //    24    8 hash_seed (kHashSeed)
 //    32    8 capacity
@@ -114,9 +115,14 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
   h.kind = static_cast<FilterKind>(kind);
   h.hash_id = LoadLE<std::uint16_t>(p + kOffHashId);
   h.hash_seed = LoadLE<std::uint64_t>(p + kOffSeed);
-  if (h.hash_id != kHashIdXxh3DoubleHashing || h.hash_seed != kHashSeed) {
+  // Hash id 2 (XXH3-64) is defined only for blocked filters, which check it against
+  // their block layout.
+  const bool known_hash =
+      h.hash_id == kHashIdXxh3DoubleHashing || (h.hash_id == kHashIdXxh3x64 && h.kind == FilterKind::kBlocked);
+  if (!known_hash || h.hash_seed != kHashSeed) {
     return MakeError(ErrorCode::kUnknownHash, "unknown hash: id ", h.hash_id, " seed 0x", std::hex, h.hash_seed,
-                     " (this build implements id 1, seed 0x", kHashSeed, ")");
+                     " for a ", FilterKindName(h.kind), " filter (this build implements id 1, and id 2 for blocked",
+                     " filters, seed 0x", kHashSeed, ")");
   }
   h.flags = LoadLE<std::uint32_t>(p + kOffFlags);
   if ((h.flags & ~kKnownFlags) != 0) {
@@ -147,7 +153,7 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
 std::vector<std::byte> EncodeFile(FileHeader header, const std::function<void(std::span<std::byte>)>& write_payload,
                                   const SaveOptions& options) {
   header.format_version = kFormatVersion;
-  header.hash_id = kHashIdXxh3DoubleHashing;
+  if (header.hash_id == 0) header.hash_id = kHashIdXxh3DoubleHashing;  // set by the filter when not 1
   header.hash_seed = kHashSeed;
   header.flags = 0;
   const auto raw_bytes = static_cast<std::size_t>(header.payload_bytes);
@@ -286,8 +292,8 @@ void RemoveStaleTemporaries(const std::filesystem::path& dir, std::string_view p
       const std::string_view rest = std::string_view(name).substr(prefix.size());
       long long pid = 0;
       const auto [next, err] = std::from_chars(rest.data(), rest.data() + rest.size(), pid);
-      if (err != std::errc() || next == rest.data() || next == rest.data() + rest.size() || *next != '.' ||
-          pid <= 0 || pid > std::numeric_limits<pid_t>::max() || pid == ::getpid()) {
+      if (err != std::errc() || next == rest.data() || next == rest.data() + rest.size() || *next != '.' || pid <= 0 ||
+          pid > std::numeric_limits<pid_t>::max() || pid == ::getpid()) {
         continue;
       }
       if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
