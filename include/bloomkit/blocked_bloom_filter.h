@@ -30,7 +30,7 @@
 //   +------+------+------+------+------+------+------+------+
 //   lane j gets bit ((lo32(h) * kSalt[j]) >> 27), k = 1..8
 //
-// One block load, one SIMD compare. Its files carry hash id 2 and params[2] = 1
+// One block load, one SIMD compare. Its files carry hash id 3 and params[2] = 1
 // (docs/FORMAT.md). A caller's hash (AddHash) passes through the SplitMix64 finalizer;
 // a HashPair's h1 is used as the 64-bit hash.
 #pragma once

@@ -15,14 +15,16 @@ inline constexpr std::uint64_t kDefaultMaxMemoryBytes = std::uint64_t{4} << 30;
 
 // The kinds of filter, as written in file headers (docs/FORMAT.md). Values are frozen.
 enum class FilterKind : std::uint16_t {
-  kClassic = 1,   // BloomFilter
-  kBlocked = 2,   // BlockedBloomFilter
-  kCounting = 3,  // CountingBloomFilter
-  kScalable = 4,  // ScalableBloomFilter
-  kCuckoo = 5,    // CuckooFilter
+  kClassic = 1,             // BloomFilter
+  kBlocked = 2,             // BlockedBloomFilter
+  kCounting = 3,            // CountingBloomFilter
+  kScalable = 4,            // ScalableBloomFilter
+  kCuckoo = 5,              // CuckooFilter
+  kRedisBloomScalable = 6,  // RedisBloomScalableFilter (RedisBloom's BF.* chain)
+  kRedisBloomCuckoo = 7,    // RedisCuckooFilter (RedisBloom's CF.* filter)
 };
 
-// "classic", "blocked", "counting", "scalable", "cuckoo".
+// "classic", "blocked", "counting", "scalable", "cuckoo", "redisbloom-bf", "redisbloom-cf".
 std::string_view FilterKindName(FilterKind kind) noexcept;
 // The inverse of FilterKindName; an error names the valid kinds.
 Result<FilterKind> ParseFilterKind(std::string_view name);
@@ -33,7 +35,7 @@ enum class BlockedLayout : std::uint8_t {
   // 512-bit blocks of eight 64-bit lanes, 1..16 bits per key, XXH3-128 (hash id 1).
   kLines512 = 0,
   // 256-bit blocks of eight 32-bit lanes, one bit in each of k <= 8 lanes, one 64-bit
-  // XXH3-64 hash per key (hash id 2): about half the time per key, ~4% more bits at 1%.
+  // XXH3-64 hash per key (hash id 3): about half the time per key, ~4% more bits at 1%.
   kLanes256 = 1,
 };
 

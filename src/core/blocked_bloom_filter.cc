@@ -269,7 +269,7 @@ bool operator==(const BlockedBloomFilter& a, const BlockedBloomFilter& b) noexce
 }
 
 // Payload: num_blocks * 8 (kLanes256: * 4) little-endian words; params[0] = num_blocks,
-// params[1] = num_hashes, params[2] = layout (0 or 1). kLanes256 files carry hash id 2.
+// params[1] = num_hashes, params[2] = layout (0 or 1). kLanes256 files carry hash id 3.
 std::vector<std::byte> BlockedBloomFilter::Serialize(const SaveOptions& options) const {
   FileHeader header;
   header.kind = kKind;

@@ -7,10 +7,10 @@
 //     8    4 format_version (1)
 //    12    4 header_bytes (128)
 //    16    2 kind (FilterKind)
-//    18    2 hash_id (1 = XXH3-128 + enhanced double hashing; 2 = XXH3-64, blocked
-//              filters of 256-bit blocks only)
+//    18    2 hash_id (1 = XXH3-128 + enhanced double hashing; 2 = RedisBloom's murmur, kinds 6, 7;
+//              3 = XXH3-64, blocked filters of 256-bit blocks only)
 //    20    4 flags (bit 0: payload is one zstd frame; other bits zero)
-//    24    8 hash_seed (kHashSeed)
+//    24    8 hash_seed (kHashSeed; 0 with hash_id 2)
 //    32    8 capacity
 //    40    8 count
 //    48    8 stored_payload_bytes
@@ -62,7 +62,11 @@ constexpr std::size_t kOffReserved = 120;
 constexpr std::uint32_t kKnownFlags = kFlagZstdPayload;
 
 bool KnownKind(std::uint16_t kind) {
-  return kind >= 1 && kind <= 5;
+  return kind >= 1 && kind <= 7;
+}
+
+bool IsRedisBloomKind(FilterKind kind) {
+  return kind == FilterKind::kRedisBloomScalable || kind == FilterKind::kRedisBloomCuckoo;
 }
 
 void WriteHeader(const FileHeader& h, std::byte* out) {
@@ -111,17 +115,22 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
     return MakeError(ErrorCode::kParameterMismatch, "header length ", header_bytes, " is not ", kHeaderBytes);
   }
   const auto kind = LoadLE<std::uint16_t>(p + kOffKind);
-  if (!KnownKind(kind)) return MakeError(ErrorCode::kUnknownKind, "unknown filter kind ", kind, " (valid: 1..5)");
+  if (!KnownKind(kind)) return MakeError(ErrorCode::kUnknownKind, "unknown filter kind ", kind, " (valid: 1..7)");
   h.kind = static_cast<FilterKind>(kind);
   h.hash_id = LoadLE<std::uint16_t>(p + kOffHashId);
   h.hash_seed = LoadLE<std::uint64_t>(p + kOffSeed);
-  // Hash id 2 (XXH3-64) is defined only for blocked filters, which check it against
+  // Hash id 3 (XXH3-64) is defined only for blocked filters, which check it against
   // their block layout.
   const bool known_hash =
       h.hash_id == kHashIdXxh3DoubleHashing || (h.hash_id == kHashIdXxh3x64 && h.kind == FilterKind::kBlocked);
-  if (!known_hash || h.hash_seed != kHashSeed) {
+  if (IsRedisBloomKind(h.kind)) {
+    if (h.hash_id != kHashIdRedisBloomMurmur || h.hash_seed != 0) {
+      return MakeError(ErrorCode::kUnknownHash, "unknown hash for a ", FilterKindName(h.kind), " filter: id ",
+                       h.hash_id, " seed 0x", std::hex, h.hash_seed, " (expected id 2, seed 0)");
+    }
+  } else if (!known_hash || h.hash_seed != kHashSeed) {
     return MakeError(ErrorCode::kUnknownHash, "unknown hash: id ", h.hash_id, " seed 0x", std::hex, h.hash_seed,
-                     " for a ", FilterKindName(h.kind), " filter (this build implements id 1, and id 2 for blocked",
+                     " for a ", FilterKindName(h.kind), " filter (this build implements id 1, and id 3 for blocked",
                      " filters, seed 0x", kHashSeed, ")");
   }
   h.flags = LoadLE<std::uint32_t>(p + kOffFlags);
@@ -153,8 +162,13 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
 std::vector<std::byte> EncodeFile(FileHeader header, const std::function<void(std::span<std::byte>)>& write_payload,
                                   const SaveOptions& options) {
   header.format_version = kFormatVersion;
-  if (header.hash_id == 0) header.hash_id = kHashIdXxh3DoubleHashing;  // set by the filter when not 1
-  header.hash_seed = kHashSeed;
+  // A blocked filter of 256-bit blocks sets hash id 3; every other filter gets its kind's id.
+  if (IsRedisBloomKind(header.kind)) {
+    header.hash_id = kHashIdRedisBloomMurmur;
+  } else if (header.hash_id != kHashIdXxh3x64) {
+    header.hash_id = kHashIdXxh3DoubleHashing;
+  }
+  header.hash_seed = IsRedisBloomKind(header.kind) ? 0 : kHashSeed;
   header.flags = 0;
   const auto raw_bytes = static_cast<std::size_t>(header.payload_bytes);
   std::vector<std::byte> out;

@@ -16,7 +16,7 @@ struct BlockedTraits : DefaultFilterTraits<bloomkit::BlockedBloomFilter> {
   }
 };
 
-// The 256-bit layout (hash id 2): ExpectedFpRate is sizing.h's Lanes256FpRate.
+// The 256-bit layout (hash id 3): ExpectedFpRate is sizing.h's Lanes256FpRate.
 struct Blocked256Traits : DefaultFilterTraits<bloomkit::BlockedBloomFilter> {
   static constexpr std::string_view kName = "blocked 256-bit";
   static constexpr std::size_t kUsedParams = 3;

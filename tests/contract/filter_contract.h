@@ -493,7 +493,7 @@ TYPED_TEST_P(FilterContractTest, EveryFlippedByteIsRejectedWithItsFieldsError) {
         auto loaded = this->Load(bad);
         ASSERT_FALSE(loaded.ok()) << "byte " << offset << " ^ 0x" << std::hex << flip << ": accepted";
         auto allowed = AllowedCodesForFlip(offset, bytes.size());
-        // Hash id 2 is defined for blocked filters only: under another kind it is unknown.
+        // Hash id 3 is defined for blocked filters only: under another kind it is unknown.
         if (TypeParam::kHashId != bloomkit::kHashIdXxh3DoubleHashing && offset >= layout::kKind &&
             offset < layout::kHashId) {
           allowed.push_back(bloomkit::ErrorCode::kUnknownHash);
@@ -543,8 +543,9 @@ TYPED_TEST_P(FilterContractTest, CraftedHeadersPassingTheChecksumGetTheirOwnErro
         crafted([&](Bytes& b) { StoreLE(b, layout::kKind, static_cast<std::uint64_t>(TypeParam::kOtherKind), 2); }),
         TypeParam::kHashId == bloomkit::kHashIdXxh3DoubleHashing ? ErrorCode::kWrongKind : ErrorCode::kUnknownHash,
         "another known kind");
-    const std::uint64_t other_id = TypeParam::kHashId == bloomkit::kHashIdXxh3DoubleHashing ? 2 : 1;
-    for (const std::uint64_t id : {std::uint64_t{0}, other_id, std::uint64_t{3}}) {
+    // Ids 2 and 3 belong to other kinds (RedisBloom's) or to the other blocked layout.
+    const std::uint64_t other_id = TypeParam::kHashId == bloomkit::kHashIdXxh3DoubleHashing ? 3 : 1;
+    for (const std::uint64_t id : {std::uint64_t{0}, std::uint64_t{2}, other_id, std::uint64_t{4}}) {
       this->ExpectError(crafted([&](Bytes& b) { StoreLE(b, layout::kHashId, id, 2); }), ErrorCode::kUnknownHash,
                         "hash id " + std::to_string(id));
     }

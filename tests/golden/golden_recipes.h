@@ -121,7 +121,7 @@ inline const std::vector<Recipe>& Recipes() {
       {"blocked_k16.bkf", "blocked, 8 blocks and 16 hashes (two bits in every lane), key:0..key:99",
        FilterKind::kBlocked, false, KeyForm::kStrings, 100,
        [] { return WithKeys<BlockedBloomFilter>({.num_bits = 4096, .num_hashes = 16}, 100, false); }},
-      // Blocked filters of 256-bit blocks (layout 1, hash id 2: XXH3-64).
+      // Blocked filters of 256-bit blocks (layout 1, hash id 3: XXH3-64).
       {"blocked256_500.bkf", "blocked, 256-bit blocks, capacity 1000 at 1%, key:0..key:499: XXH3-64, lanes",
        FilterKind::kBlocked, false, KeyForm::kStrings, 500,
        [] {

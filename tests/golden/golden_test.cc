@@ -43,7 +43,7 @@ const std::map<std::string, std::uint64_t>& Digests() {
       {"scalable_500.bkf", 0x926401e57d761832ULL},          {"scalable_g4_r09.bkf", 0x657b5b9c713b8f3bULL},
       {"scalable_nonscaling.bkf", 0x2cc0acf40dce24d5ULL},   {"cuckoo_500.bkf", 0x7632e0b1ae6bad7aULL},
       {"cuckoo_grown_removed.bkf", 0x78eb903e140138edULL},  {"cuckoo_victim.bkf", 0xde11e514324d7b47ULL},
-      {"blocked256_500.bkf", 0x4953fd3b87b8a375ULL},        {"blocked256_k5_hashes.bkf", 0x5a7d2c80713751d3ULL},
+      {"blocked256_500.bkf", 0xd842623349edd9dbULL},        {"blocked256_k5_hashes.bkf", 0x456adb83f455c061ULL},
 
   };
   return digests;
@@ -168,6 +168,11 @@ TEST_P(GoldenTest, LoadsAndReproducesByteForByte) {
       CheckLoadsAndRewrites<bloomkit::ScalableBloomFilter>(recipe, bytes, exact_zstd);
       break;
     case bloomkit::FilterKind::kCuckoo: CheckLoadsAndRewrites<bloomkit::CuckooFilter>(recipe, bytes, exact_zstd); break;
+    case bloomkit::FilterKind::kRedisBloomScalable:
+    case bloomkit::FilterKind::kRedisBloomCuckoo:
+      // Their reference data is RedisBloom's own (redisbloom_test.cc), not a recipe here.
+      ADD_FAILURE() << recipe.file << ": no golden recipe for this kind";
+      break;
   }
   if (!recipe.compress || exact_zstd) {
     EXPECT_EQ(recipe.build(), bytes) << "building " << recipe.file << " from its recipe gives other bytes";

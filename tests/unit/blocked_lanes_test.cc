@@ -76,7 +76,7 @@ TEST(BlockedLanesTest, BitsAreTheDocumentedPattern) {
 }
 
 TEST(BlockedLanesTest, HashKey64IsSeededXxh3) {
-  // Known answers, pinned: changing them changes every file of hash id 2.
+  // Known answers, pinned: changing them changes every file of hash id 3.
   EXPECT_EQ(HashKey64(""), 0x0d22255919fe708aULL);
   EXPECT_EQ(HashKey64("key:0"), 0x8bb7c101f5014b47ULL);
 }
@@ -231,7 +231,7 @@ void Patch16(std::vector<std::byte>& bytes, std::size_t at, std::uint16_t v) {
 TEST(BlockedLanesTest, MismatchedFieldsAreRefused) {
   BlockedBloomFilter lanes = Make(Lanes({.capacity = 100}));
   BlockedBloomFilter lines = Make({.capacity = 100});
-  // Hash id 2 with layout 0, hash id 1 with layout 1: kUnknownHash, whatever the checksum.
+  // Hash id 3 with layout 0, hash id 1 with layout 1: kUnknownHash, whatever the checksum.
   std::vector<std::byte> a = lines.Serialize();
   Patch16(a, kOffHashId, kHashIdXxh3x64);
   std::vector<std::byte> b = lanes.Serialize();
@@ -241,7 +241,7 @@ TEST(BlockedLanesTest, MismatchedFieldsAreRefused) {
     ASSERT_FALSE(loaded.ok());
     EXPECT_EQ(loaded.error().code(), ErrorCode::kUnknownHash) << loaded.error().message();
   }
-  // Hash id 2 is defined for blocked filters only.
+  // Hash id 3 is defined for blocked filters only.
   auto classic_bytes = BloomFilter::Create({.capacity = 100})->Serialize();
   Patch16(classic_bytes, kOffHashId, kHashIdXxh3x64);
   auto classic = BloomFilter::Deserialize(classic_bytes);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Statistical checks of HashKey64 (XXH3-64, hash id 2) on adversarial key sets:
+// Statistical checks of HashKey64 (XXH3-64, hash id 3) on adversarial key sets:
 // sequential integers, long common prefixes, tiny alphabets. A 256-bit blocked filter
 // takes its block from the high bits of the hash and its lane bits from the low 32
 // bits, so both ends must be uniform, and the filter's measured false-positive rate

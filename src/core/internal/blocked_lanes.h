@@ -2,7 +2,7 @@
 // The kernels of the blocked filter's 256-bit layout (BlockedLayout::kLanes256,
 // blocked_bloom_filter.h), portable and AVX2, one table of whole operations per k.
 //
-// A key's 64-bit hash h (XXH3-64, hash id 2) picks block FastRange64(h, num_blocks) of
+// A key's 64-bit hash h (XXH3-64, hash id 3) picks block FastRange64(h, num_blocks) of
 // 32 bytes, four 64-bit words; lane j is the 32-bit half j % 2 (0: low) of word j / 2,
 // which is the j-th little-endian 32-bit word of the block. For j < k lane j gets bit
 // (lo32(h) * kBlockSalts[j]) >> 27; lanes k..7 get none. The block index comes from the
