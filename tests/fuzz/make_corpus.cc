@@ -3,7 +3,9 @@
 //     kind, raw and compressed, empty and filled;
 //   loadchunk, rdb: the module's dumps of small BF, CF and CBF filters, in chunks and as
 //     rdb values (ready, and loading half way);
-//   redis_args, cli_numbers, cli_keys: valid command arguments, numbers and key files.
+//   redis_args, cli_numbers, cli_keys: valid command arguments, numbers and key files;
+//   redisbloom: RedisBloom 2.8.20's DUMP payloads and SCANDUMP chunks of its small keys
+//     (tests/golden/redisbloom), and the same filters as bloomkit files.
 // Run from the repository root (the output is deterministic, so a re-run changes no
 // file unless a format changed):
 //   build/<preset>/tests/fuzz/fuzz_make_corpus tests/fuzz/corpus
@@ -13,9 +15,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "bloomkit/redisbloom_codec.h"
 #include "dump.h"
 #include "fuzz_filters.h"
 #include "fuzz_input.h"
@@ -237,6 +242,59 @@ int WriteCliKeys(const fs::path& dir) {
   return failures;
 }
 
+std::string ReadFixture(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "%s: cannot read\n", path.c_str());
+    return {};
+  }
+  const std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return {chars.begin(), chars.end()};
+}
+
+std::span<const std::byte> AsSpan(const std::string& s) {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+
+// Modes of fuzz_redisbloom.cc: 0/1 DUMP payload, 2/3 chunks, 4/5 bloomkit file (BF/CF).
+int WriteRedisBloomSeeds(const fs::path& dir) {
+  const fs::path fixtures = BLOOMKIT_REDISBLOOM_DIR;
+  int failures = 0;
+  for (const std::string key : {"bf_single", "bf_default", "bf_binary_items", "bf_expansion1", "cf_default",
+                                "cf_bucket1", "cf_bucket2", "cf_bucket3_odd", "cf_bucket4_expand", "cf_bucket8"}) {
+    const bool cuckoo = key.starts_with("cf_");
+    const std::string dump = ReadFixture(fixtures / key / "dump.bin");
+    if (dump.empty()) return 1;
+    failures += WriteBytes(dir / (key + "_dump"), FuzzInputWriter().Byte(cuckoo ? 1 : 0).Raw(dump).bytes());
+    // The chunks, with the iterators SCANDUMP gave them (re-derived from the payload).
+    FuzzInputWriter chunks;
+    chunks.Byte(cuckoo ? 3 : 2);
+    std::string file;
+    if (cuckoo) {
+      auto f = bloomkit::DecodeRedisCuckooDump(AsSpan(dump));
+      if (!f.ok()) return 1;
+      const auto all = bloomkit::RedisCuckooScanDump(f.value());
+      chunks.Field(all.front().bytes);
+      for (std::size_t i = 1; i < all.size(); ++i)
+        chunks.U64(static_cast<std::uint64_t>(all[i].iterator)).Field(all[i].bytes);
+      const auto bytes = f->Serialize();
+      file.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    } else {
+      auto f = bloomkit::DecodeRedisBloomDump(AsSpan(dump));
+      if (!f.ok()) return 1;
+      const auto all = bloomkit::RedisBloomScanDump(f.value());
+      chunks.Field(all.front().bytes);
+      for (std::size_t i = 1; i < all.size(); ++i)
+        chunks.U64(static_cast<std::uint64_t>(all[i].iterator)).Field(all[i].bytes);
+      const auto bytes = f->Serialize();
+      file.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    }
+    failures += WriteBytes(dir / (key + "_chunks"), chunks.bytes());
+    failures += WriteBytes(dir / (key + "_file"), FuzzInputWriter().Byte(cuckoo ? 5 : 4).Raw(file).bytes());
+  }
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -261,5 +319,6 @@ int main(int argc, char** argv) {
   failures += WriteRedisArgs(root / "redis_args");
   failures += WriteCliNumbers(root / "cli_numbers");
   failures += WriteCliKeys(root / "cli_keys");
+  failures += WriteRedisBloomSeeds(root / "redisbloom");
   return failures == 0 ? 0 : 1;
 }
