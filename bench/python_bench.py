@@ -98,6 +98,8 @@ def main() -> int:
     def record(name, seconds, count):
         times.setdefault(name, []).append(seconds / count * 1e9)
 
+    f_hot = bloomkit.BlockedBloomFilter(capacity=n, fp_rate=0.01)
+    f_hot.update(keys)
     for _ in range(args.rounds):
         for kind, cls in kinds.items():
             f = cls(capacity=n, fp_rate=0.01)
@@ -109,6 +111,10 @@ def main() -> int:
             record(f"{kind} loop f.add(k)", timed(lambda: loop_add(g, keys)), n)
             record(f"{kind} loop k in f", timed(lambda: loop_in(f, probes)), n)
         record("set loop k in s", timed(lambda: loop_in(s, probes)), n)
+        # One key asked again and again: the call's own cost, everything in cache.
+        hot = [keys[12345]] * n
+        record("set loop same k in s", timed(lambda: loop_in(s, hot)), n)
+        record("blocked loop same k in f", timed(lambda: loop_in(f_hot, hot)), n)
         record("set update(list)", timed(lambda: set().update(keys)), n)
         pure = PurePythonBloom(n, 0.01)
         few = keys[: args.pure_keys]
@@ -133,6 +139,7 @@ def main() -> int:
         "blocked contains_many vs loop k in f": med["blocked loop k in f"] / med["blocked contains_many(list)"],
         "blocked k in f / set k in s (time)": med["blocked loop k in f"] / med["set loop k in s"],
         "classic k in f / set k in s (time)": med["classic loop k in f"] / med["set loop k in s"],
+        "blocked same k in f / same k in s (time)": med["blocked loop same k in f"] / med["set loop same k in s"],
         "set table / blocked filter (memory)": set_table / blocked.memory_bytes,
         "set table + keys / blocked filter (memory)": set_with_keys / blocked.memory_bytes,
         "pure-Python add / blocked update(list)": med["pure-Python loop add(k)"] / med["blocked update(list)"],
