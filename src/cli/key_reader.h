@@ -88,6 +88,11 @@ class KeyReader {
   // Throws if [from, end_) holds a NUL byte in line mode.
   void CheckText(std::size_t from) const;
   void ResetDecoder();
+  // Appends [start, start + length) as a key (dropping a trailing '\r' in line mode,
+  // skipping empty records).
+  void Emit(std::vector<std::string_view>& keys, const char* start, std::size_t length);
+  // Cuts the records whose separator lies in the whole 8-byte words of [begin_, end_).
+  void SplitWords(std::vector<std::string_view>& keys);
 
   KeyFormat format_;
   std::vector<Input> inputs_;
