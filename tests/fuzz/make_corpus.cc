@@ -9,6 +9,9 @@
 // Run from the repository root (the output is deterministic, so a re-run changes no
 // file unless a format changed):
 //   build/<preset>/tests/fuzz/fuzz_make_corpus tests/fuzz/corpus
+#include <zlib.h>
+#include <zstd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -190,8 +193,34 @@ int WriteCliNumbers(const fs::path& dir) {
   return failures;
 }
 
+// `text` as one gzip member (zlib's deflate with a gzip wrapper).
+std::string Gzip(const std::string& text) {
+  z_stream z{};
+  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return "";
+  std::string out(deflateBound(&z, text.size()) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int rc = deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return rc == Z_STREAM_END ? out : "";
+}
+
+std::string Zstd(const std::string& text) {
+  std::string out(ZSTD_compressBound(text.size()), '\0');
+  const std::size_t n = ZSTD_compress(out.data(), out.size(), text.data(), text.size(), 3);
+  if (ZSTD_isError(n) != 0) return "";
+  out.resize(n);
+  return out;
+}
+
 int WriteCliKeys(const fs::path& dir) {
   // flags, piece size - 1, inputs separated by 0xff 0xfe (fuzz_cli_keys.cc).
+  std::string lines;
+  for (int i = 0; i < 300; ++i) lines += "key:" + std::to_string(i) + "\n";
+  const std::string gzip_members = Gzip(lines.substr(0, 1000)) + Gzip(lines.substr(1000));
   const std::vector<std::pair<std::string, std::string>> seeds = {
       {"lines", std::string("\x00\x03", 2) + "alpha\nbeta\ngamma\n"},
       {"crlf_no_final_newline", std::string("\x00\x00", 2) + "a\r\nb\r\n\r\nc"},
@@ -201,6 +230,12 @@ int WriteCliKeys(const fs::path& dir) {
       {"four_inputs", std::string("\x0c\xff", 2) + "1\xff\xfe"
                                                    "2\n\xff\xfe\xff\xfe"
                                                    "4"},
+      // Compressed and binary input (key_reader.h): decoded, or refused as binary.
+      {"gzip_two_members", std::string("\x00\x06", 2) + gzip_members},
+      {"gzip_truncated", std::string("\x00\x02", 2) + Gzip(lines).substr(0, 200)},
+      {"zstd_lines", std::string("\x00\x0c", 2) + Zstd(lines)},
+      {"binary_nul_line_mode", std::string("\x00\x03", 2) + std::string("a\nb\0c\nd\n", 8)},
+      {"nul_mode_then_gzip_magic", std::string("\x05\x04", 2) + std::string("a\0b\0\xff\xfe\x1f\x8bjunk", 12)},
   };
   int failures = 0;
   for (const auto& [name, bytes] : seeds) failures += WriteBytes(dir / name, bytes);
