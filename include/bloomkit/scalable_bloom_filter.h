@@ -123,6 +123,8 @@ class ScalableBloomFilter {
   explicit ScalableBloomFilter(const ScalableOptions& options) noexcept;
   // Appends stage num_stages() of a chain whose first stage holds `initial_capacity`.
   Status AddStage(std::uint64_t initial_capacity);
+  // A stage for `capacity` keys at `fp_rate`, in whole 64-bit words.
+  static Result<BloomFilter> CreateStage(std::uint64_t capacity, double fp_rate, std::uint64_t max_memory_bytes);
   BloomFilter& last_stage() noexcept { return stages_[num_stages_ - 1]; }
   // Keeps the first `keep` stages, moved into `block` (from AllocateStages) when it is
   // not null, else where they are; destroys the others.
