@@ -22,6 +22,13 @@
 //    the counters also give the measured FPR and a false-negative check.
 //  - speedup = libbloom ns / filter ns in the same run. libbloom has no batch form, so
 //    batch columns are compared against libbloom's single-key time.
+//  - With Boost.Bloom's headers (bench/CMakeLists.txt: BLOOMKIT_BOOST_INCLUDE_DIRS) two
+//    more contenders run: boost-fmb32x8, filter<K, 1, fast_multiblock32<8>>, and
+//    boost-classic, filter<K, 7>, where K is std::uint64_t for 8-byte keys (the key's
+//    bytes read as an integer) and std::string_view otherwise; their batches are Boost's
+//    bulk insert and may_contain. A second table gives bloomkit ns / Boost ns (below 1:
+//    bloomkit is faster): blocked rows against boost-fmb32x8, classic against
+//    boost-classic.
 #include <bloom.h>
 
 #include <algorithm>
@@ -32,6 +39,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -41,10 +49,16 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
 #include "bench_keys.h"
+
+#ifdef BLOOMKIT_HAVE_BOOST_BLOOM
+#include <boost/bloom.hpp>
+#include <iterator>
+#endif
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/sizing.h"
@@ -137,7 +151,100 @@ class Bloomkit {
   Filter filter_;
 };
 
+#ifdef BLOOMKIT_HAVE_BOOST_BLOOM
+
+// A range of keys seen by Boost.Bloom's bulk operations as values of its key type.
+template <typename Key>
+class BoostKeyIterator {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = Key;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const Key*;
+  using reference = Key;
+
+  BoostKeyIterator() = default;
+  explicit BoostKeyIterator(const std::string_view* p) : p_(p) {}
+  Key operator*() const { return Convert(*p_); }
+  BoostKeyIterator& operator++() {
+    ++p_;
+    return *this;
+  }
+  BoostKeyIterator operator++(int) {
+    BoostKeyIterator old = *this;
+    ++p_;
+    return old;
+  }
+  friend bool operator==(BoostKeyIterator a, BoostKeyIterator b) { return a.p_ == b.p_; }
+  friend difference_type operator-(BoostKeyIterator a, BoostKeyIterator b) { return a.p_ - b.p_; }
+
+  static Key Convert(std::string_view key) {
+    if constexpr (std::is_same_v<Key, std::uint64_t>) {
+      std::uint64_t v = 0;
+      std::memcpy(&v, key.data(), sizeof(v));
+      return v;
+    } else {
+      return key;
+    }
+  }
+
+ private:
+  const std::string_view* p_ = nullptr;
+};
+
+// boost::bloom::filter<Key, K, Block> sized by Boost for n keys at fp_rate.
+template <typename Key, std::size_t K, typename Block, std::uint32_t kBitsPerKey>
+class Boost {
+ public:
+  static constexpr bool kHasBatch = true;
+  static constexpr std::string_view kName = K == 1 ? "boost-fmb32x8" : "boost-classic";
+  using Filter = boost::bloom::filter<Key, K, Block>;
+  using It = BoostKeyIterator<Key>;
+
+  Boost(std::uint64_t n, double fp_rate) : filter_(static_cast<std::size_t>(n), fp_rate) {}
+
+  void Reset() { filter_.clear(); }
+  void Add(std::string_view key) { filter_.insert(It::Convert(key)); }
+  void AddBatch(std::span<const std::string_view> keys) {
+    filter_.insert(It(keys.data()), It(keys.data() + keys.size()));
+  }
+  [[nodiscard]] bool MayContain(std::string_view key) const { return filter_.may_contain(It::Convert(key)); }
+  std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const {
+    std::size_t i = 0;
+    std::size_t hits = 0;
+    filter_.may_contain(It(keys.data()), It(keys.data() + keys.size()), [&](const Key&, bool res) {
+      out[i++] = res;
+      hits += res ? 1U : 0U;
+    });
+    return hits;
+  }
+  [[nodiscard]] double num_bits() const { return static_cast<double>(filter_.capacity()); }
+  [[nodiscard]] std::uint32_t num_hashes() const { return kBitsPerKey; }
+  [[nodiscard]] std::uint64_t memory_bytes() const { return filter_.capacity() / 8; }
+  [[nodiscard]] double ExpectedFpRate(std::uint64_t n) const {
+    return Filter::fpr_for(static_cast<std::size_t>(n), filter_.capacity());
+  }
+
+ private:
+  Filter filter_;
+};
+
+template <typename Key>
+using BoostFmb32 = Boost<Key, 1, boost::bloom::fast_multiblock32<8>, 8>;
+template <typename Key>
+using BoostClassic = Boost<Key, 7, boost::bloom::block<unsigned char, 1>, 7>;
+
+using Contender =
+    std::variant<Libbloom, Bloomkit<BloomFilter>, Bloomkit<BlockedBloomFilter>, BoostFmb32<std::uint64_t>,
+                 BoostFmb32<std::string_view>, BoostClassic<std::uint64_t>, BoostClassic<std::string_view>>;
+constexpr bool kHaveBoost = true;
+
+#else
+
 using Contender = std::variant<Libbloom, Bloomkit<BloomFilter>, Bloomkit<BlockedBloomFilter>>;
+constexpr bool kHaveBoost = false;
+
+#endif  // BLOOMKIT_HAVE_BOOST_BLOOM
 
 // ---------------------------------------------------------------------------------
 // Measurements.
@@ -232,9 +339,12 @@ struct Options {
   std::vector<std::uint64_t> sizes = {1'000'000, 10'000'000};
   std::vector<KeyShape> shapes = {KeyShape::k8, KeyShape::kUrl};
   std::vector<double> fp_rates = {0.01, 0.001};
-  std::vector<std::string> filters = {"libbloom", "classic", "blocked"};
+  std::vector<std::string> filters =
+      kHaveBoost ? std::vector<std::string>{"libbloom", "classic", "blocked", "boost-fmb32x8", "boost-classic"}
+                 : std::vector<std::string>{"libbloom", "classic", "blocked"};
   std::uint64_t max_queries = 1'000'000;
   int reps = 5;
+  bool two_threads = true;  // --threads=1 skips the two-thread measurements
   bool json = false;
   std::string json_path;  // empty: JSON replaces the tables on stdout
 };
@@ -242,7 +352,8 @@ struct Options {
 [[noreturn]] void Usage(const std::string& error) {
   std::cerr << "bloomkit_compare: " << error << "\n"
             << "usage: bloomkit_compare [--n=1e6,1e7] [--key-bytes=8,url] [--fp-rate=0.01,0.001]\n"
-               "                        [--filters=libbloom,classic,blocked] [--reps=5] [--queries=1e6]\n"
+               "                        [--filters=libbloom,classic,blocked,boost-fmb32x8,boost-classic]\n"
+               "                        [--reps=5] [--queries=1e6] [--threads=2]\n"
                "                        [--quick] [--json[=FILE]]\n";
   std::exit(2);
 }
@@ -315,13 +426,19 @@ Options ParseOptions(int argc, char** argv) {
     } else if (arg == "--filters") {
       o.filters.clear();
       for (const auto& s : SplitList(need())) {
-        if (s != "libbloom" && s != "classic" && s != "blocked") {
-          Usage("--filters takes libbloom, classic, blocked; got '" + s + "'");
+        const bool boost = s == "boost-fmb32x8" || s == "boost-classic";
+        if (s != "libbloom" && s != "classic" && s != "blocked" && !boost) {
+          Usage("--filters takes libbloom, classic, blocked, boost-fmb32x8, boost-classic; got '" + s + "'");
+        }
+        if (boost && !kHaveBoost) {
+          Usage("--filters=" + s + " needs Boost.Bloom's headers at build time (BLOOMKIT_BOOST_INCLUDE_DIRS)");
         }
         o.filters.push_back(s);
       }
     } else if (arg == "--reps") {
       o.reps = static_cast<int>(ParseCount("--reps", need(), 1, 1000));
+    } else if (arg == "--threads") {
+      o.two_threads = ParseCount("--threads", need(), 1, 2) == 2;
     } else if (arg == "--queries") {
       o.max_queries = ParseCount("--queries", need(), 1000, 1e9);
     } else if (arg == "--quick") {
@@ -403,6 +520,21 @@ Workload RunWorkload(const Options& o, std::uint64_t n, KeyShape shape, double f
     if (f == "blocked") {
       contenders.push_back(std::make_unique<Contender>(std::in_place_type<Bloomkit<BlockedBloomFilter>>, n, fp_rate));
     }
+#ifdef BLOOMKIT_HAVE_BOOST_BLOOM
+    const bool k8 = shape == KeyShape::k8;
+    if (f == "boost-fmb32x8" && k8) {
+      contenders.push_back(std::make_unique<Contender>(std::in_place_type<BoostFmb32<std::uint64_t>>, n, fp_rate));
+    }
+    if (f == "boost-fmb32x8" && !k8) {
+      contenders.push_back(std::make_unique<Contender>(std::in_place_type<BoostFmb32<std::string_view>>, n, fp_rate));
+    }
+    if (f == "boost-classic" && k8) {
+      contenders.push_back(std::make_unique<Contender>(std::in_place_type<BoostClassic<std::uint64_t>>, n, fp_rate));
+    }
+    if (f == "boost-classic" && !k8) {
+      contenders.push_back(std::make_unique<Contender>(std::in_place_type<BoostClassic<std::string_view>>, n, fp_rate));
+    }
+#endif
   }
   const std::size_t nc = contenders.size();
   std::vector<std::array<std::vector<double>, kNumMetrics>> samples(nc);
@@ -432,6 +564,7 @@ Workload RunWorkload(const Options& o, std::uint64_t n, KeyShape shape, double f
               const bool batch = metric == kInsertBatch || metric == kPosBatch || metric == kNegBatch ||
                                  metric == kPosBatch2t || metric == kNegBatch2t;
               if (batch && !C::kHasBatch) return;
+              if (metric >= kPos2t && !o.two_threads) return;
               if (metric == kInsert || metric == kInsertBatch) {
                 samples[ci][static_cast<std::size_t>(m)].push_back(TimeInsert(f, all, batch) * 1e9 /
                                                                    static_cast<double>(n));
@@ -501,6 +634,34 @@ std::string Cell(double v, int width, int precision) {
   return buf;
 }
 
+const Row* FindRow(const Workload& w, std::string_view filter) {
+  for (const auto& r : w.rows) {
+    if (r.filter == filter) return &r;
+  }
+  return nullptr;
+}
+
+// bloomkit ns / Boost ns for the same metric (below 1: bloomkit is faster).
+void PrintBoostRatios(const Workload& w) {
+  bool header = false;
+  for (const auto& r : w.rows) {
+    if (!r.filter.starts_with("bloomkit-")) continue;
+    const Row* peer = FindRow(w, r.filter == "bloomkit-classic" ? "boost-classic" : "boost-fmb32x8");
+    if (peer == nullptr) continue;
+    if (!header) {
+      std::printf("bloomkit / Boost (bloomkit ns / Boost ns, same run; below 1: bloomkit is faster):\n");
+      header = true;
+    }
+    double s[kNumMetrics];
+    for (int m = 0; m < kNumMetrics; ++m) s[m] = r.ns[m] / peer->ns[m];
+    std::printf("%-17s %8s %2s %7s %7s | %s %s | %s %s %s %s |            %s %s %s %s  (vs %s)\n", r.filter.c_str(), "",
+                "", "", "", Cell(s[kInsert], 8, 2).c_str(), Cell(s[kInsertBatch], 8, 2).c_str(),
+                Cell(s[kPos], 7, 2).c_str(), Cell(s[kNeg], 7, 2).c_str(), Cell(s[kPosBatch], 7, 2).c_str(),
+                Cell(s[kNegBatch], 7, 2).c_str(), Cell(s[kPos2t], 6, 2).c_str(), Cell(s[kNeg2t], 6, 2).c_str(),
+                Cell(s[kPosBatch2t], 6, 2).c_str(), Cell(s[kNegBatch2t], 6, 2).c_str(), peer->filter.c_str());
+  }
+}
+
 void PrintTable(const Workload& w) {
   std::printf(
       "\n== n=%llu  keys=%s (mean %.1f bytes)  target FPR=%g%%  queries=%llu  reps=%d  "
@@ -520,6 +681,7 @@ void PrintTable(const Workload& w) {
                 Cell(r.ns[kPosBatch2t], 6, 1).c_str(), Cell(r.ns[kNegBatch2t], 6, 1).c_str(),
                 r.false_negatives != 0 ? "  FALSE NEGATIVES!" : "");
   }
+  PrintBoostRatios(w);
   const Row* base = FindLibbloom(w);
   if (base == nullptr) return;
   std::printf("speedup vs libbloom (libbloom ns / filter ns, same run; batch vs libbloom single-key):\n");
@@ -560,8 +722,8 @@ std::string ToJson(const std::vector<Workload>& workloads) {
   std::ostringstream j;
   j << "{\n  \"tool\": \"bloomkit_compare\",\n  \"cpu\": \"" << CpuModel()
     << "\",\n  \"hardware_threads\": " << std::thread::hardware_concurrency() << ",\n  \"compiler\": \"" << __VERSION__
-    << "\",\n  \"libbloom\": \"" << bloom_version() << "\",\n  \"warnings\": \"" << BuildWarnings()
-    << "\",\n  \"workloads\": [";
+    << "\",\n  \"libbloom\": \"" << bloom_version() << "\",\n  \"boost_bloom\": " << (kHaveBoost ? "true" : "false")
+    << ",\n  \"warnings\": \"" << BuildWarnings() << "\",\n  \"workloads\": [";
   for (std::size_t wi = 0; wi < workloads.size(); ++wi) {
     const Workload& w = workloads[wi];
     const Row* base = FindLibbloom(w);

@@ -19,6 +19,7 @@ namespace {
 
 struct AddOptions {
   std::string file;
+  bool json = false;
   KeyInputOptions input;
 };
 
@@ -40,9 +41,16 @@ int RunAdd(const AddOptions& o, const GlobalOptions& global) {
   if (read > 0) SaveFilter(o.file, loaded.filter, (loaded.header.flags & kFlagZstdPayload) != 0);
   const FilterSummary s = loaded.filter.Summary();
   Output out;
-  out.Append(fmt::format("{}: read {} keys, {} new, {} already present; count {} of capacity {}\n", o.file,
-                         GroupThousands(read), GroupThousands(added), GroupThousands(read - added),
-                         GroupThousands(s.count), GroupThousands(s.capacity)));
+  if (o.json) {
+    out.Append(fmt::format(
+        "{{\"file\":{},\"read\":{},\"added\":{},\"already_present\":{},\"count\":{},\"capacity\":{},"
+        "\"estimated_fp_rate\":{}}}\n",
+        JsonString(o.file), read, added, read - added, s.count, s.capacity, JsonNumber(s.estimated_fp_rate)));
+  } else {
+    out.Append(fmt::format("{}: read {} keys, {} new, {} already present; count {} of capacity {}\n", o.file,
+                           GroupThousands(read), GroupThousands(added), GroupThousands(read - added),
+                           GroupThousands(s.count), GroupThousands(s.capacity)));
+  }
   out.Flush();
   WarnIfOverfull(o.file, s);
   return kExitOk;
@@ -55,6 +63,9 @@ Command AddAddCommand(CLI::App& parent, const GlobalOptions& global) {
   CLI::App* app = parent.add_subcommand("add", "add keys to FILE (saved atomically)");
   app->add_option("FILE", o->file, "the filter file")->required();
   AddKeyInputOptions(*app, o->input);
+  app->add_flag("--json", o->json,
+                "print the summary as one JSON object: file, read, added, already_present, count, capacity, "
+                "estimated_fp_rate");
   app->footer(R"(
 Prints how many keys were read and how many were new. Counting and cuckoo filters
 store one copy per add, so removing a key you added is always safe.

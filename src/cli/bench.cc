@@ -24,6 +24,7 @@ struct BenchOptions {
   std::string items = "1M";
   std::string fp_rate = "0.01";
   std::string seed = "1";
+  bool json = false;
 };
 
 // Keys "k:<index>:<16 hex digits>" in one arena, views into it.
@@ -87,15 +88,23 @@ int RunBench(const BenchOptions& o, const GlobalOptions& global) {
 
   Output out;
 #if !defined(__OPTIMIZE__) || !defined(NDEBUG)
-  out.Append(
-      "warning: this bloomkit was built without optimization or with assertions; numbers are not "
-      "representative\n");
+  constexpr bool kOptimized = false;
+#else
+  constexpr bool kOptimized = true;
 #endif
-  out.Append(fmt::format("{} keys per filter (about 20 bytes each), target rate {}, {} queries of absent keys\n",
-                         GroupThousands(items), Percent(fp_rate), GroupThousands(items)));
-  out.Append(fmt::format("{:<9} {:>10} {:>12} {:>12} {:>12} {:>12} {:>9} {:>10}\n", "kind", "add ns/key", "add keys/s",
-                         "hit ns/key", "miss ns/key", "query keys/s", "bits/key", "measured"));
-  out.Flush();
+  if (!kOptimized) {
+    std::fprintf(stderr,
+                 "bloomkit: warning: this bloomkit was built without optimization or with assertions; numbers are "
+                 "not representative\n");
+  }
+  std::string json_rows;
+  if (!o.json) {
+    out.Append(fmt::format("{} keys per filter (about 20 bytes each), target rate {}, {} queries of absent keys\n",
+                           GroupThousands(items), Percent(fp_rate), GroupThousands(items)));
+    out.Append(fmt::format("{:<9} {:>10} {:>12} {:>12} {:>12} {:>12} {:>9} {:>10}\n", "kind", "add ns/key",
+                           "add keys/s", "hit ns/key", "miss ns/key", "query keys/s", "bits/key", "measured"));
+    out.Flush();
+  }
   const KeySet present(items, 'p', seed);
   const KeySet absent(items, 'a', seed);
   for (FilterKind kind : kinds) {
@@ -123,11 +132,27 @@ int RunBench(const BenchOptions& o, const GlobalOptions& global) {
     }
     const double n = static_cast<double>(items);
     const FilterSummary s = filter.Summary();
+    if (o.json) {
+      json_rows += fmt::format(
+          "{}{{\"kind\":{},\"add_ns_per_key\":{},\"add_keys_per_s\":{},\"hit_ns_per_key\":{},"
+          "\"miss_ns_per_key\":{},\"query_keys_per_s\":{},\"bits_per_key\":{},\"false_positives\":{},"
+          "\"measured_fp_rate\":{}}}",
+          json_rows.empty() ? "" : ",", JsonString(FilterKindName(kind)), JsonNumber(add_s * 1e9 / n),
+          JsonNumber(n / add_s), JsonNumber(hit_s * 1e9 / n), JsonNumber(miss_s * 1e9 / n),
+          JsonNumber(2 * n / (hit_s + miss_s)), JsonNumber(static_cast<double>(s.memory_bytes) * 8.0 / n),
+          false_positives, JsonNumber(static_cast<double>(false_positives) / n));
+      continue;
+    }
     out.Append(fmt::format("{:<9} {:>10.1f} {:>12} {:>12.1f} {:>12.1f} {:>12} {:>9.2f} {:>10}\n", FilterKindName(kind),
                            add_s * 1e9 / n, GroupThousands(static_cast<std::uint64_t>(n / add_s)), hit_s * 1e9 / n,
                            miss_s * 1e9 / n, GroupThousands(static_cast<std::uint64_t>(2 * n / (hit_s + miss_s))),
                            static_cast<double>(s.memory_bytes) * 8.0 / n,
                            Percent(static_cast<double>(false_positives) / n)));
+    out.Flush();
+  }
+  if (o.json) {
+    out.Append(fmt::format("{{\"items\":{},\"fp_rate\":{},\"seed\":{},\"optimized\":{},\"kinds\":[{}]}}\n", items,
+                           JsonNumber(fp_rate), seed, kOptimized, json_rows));
     out.Flush();
   }
   return kExitOk;
@@ -142,6 +167,10 @@ Command AddBenchCommand(CLI::App& parent, const GlobalOptions& global) {
   app->add_option("--items", o->items, "keys per filter (default 1M)");
   app->add_option("--fp-rate", o->fp_rate, "target rate of each filter (default 0.01)");
   app->add_option("--seed", o->seed, "seed of the keys (default 1)");
+  app->add_flag("--json", o->json,
+                "one JSON object: items, fp_rate, seed, optimized, kinds: [{kind, add_ns_per_key, add_keys_per_s, "
+                "hit_ns_per_key, miss_ns_per_key, query_keys_per_s, bits_per_key, false_positives, "
+                "measured_fp_rate}]");
   app->footer(R"(
 Columns: add ns/key and keys/s (test-and-add of each key), hit/miss ns/key (queries of
 added and of never-added keys, 4096 per batch), bits/key of memory, measured

@@ -51,6 +51,7 @@ int RunCalc(const CalcOptions& o) {
         "\"expected_fp_rate\":{}}}\n",
         JsonString(FilterKindName(p.kind)), p.capacity, JsonNumber(p.fp_rate), p.num_bits, p.bytes, p.num_hashes,
         JsonNumber(p.bits_per_key), JsonNumber(p.expected_fp_rate)));
+    out.Flush();
     return kExitOk;
   }
   out.Append(fmt::format("kind              {}\n", FilterKindName(p.kind)));
@@ -61,6 +62,7 @@ int RunCalc(const CalcOptions& o) {
   out.Append(fmt::format("hashes            {}\n", p.num_hashes));
   out.Append(fmt::format("bits per key      {:.2f}\n", p.bits_per_key));
   out.Append(fmt::format("expected fp rate  {} (at capacity)\n", Percent(p.expected_fp_rate)));
+  out.Flush();
   return kExitOk;
 }
 

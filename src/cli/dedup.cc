@@ -24,6 +24,7 @@ struct DedupOptions {
   std::string file;
   std::string sync_every = "0";
   bool quiet = false;
+  bool json = false;
   KeyInputOptions input;
 };
 
@@ -56,7 +57,15 @@ int RunDedup(const DedupOptions& o, const GlobalOptions& global) {
   progress.Finish();
   out.Flush();
   SaveFilter(o.file, loaded.filter, compress);
-  if (!o.quiet) {
+  if (o.json) {
+    const FilterSummary s = loaded.filter.Summary();
+    std::fprintf(
+        stderr, "%s",
+        fmt::format("{{\"file\":{},\"read\":{},\"printed\":{},\"count\":{},\"capacity\":{},"
+                    "\"estimated_fp_rate\":{}}}\n",
+                    JsonString(o.file), reader.keys_read(), added, s.count, s.capacity, JsonNumber(s.estimated_fp_rate))
+            .c_str());
+  } else if (!o.quiet) {
     std::fprintf(stderr, "bloomkit: %s: read %s keys, printed %s new\n", o.file.c_str(),
                  GroupThousands(reader.keys_read()).c_str(), GroupThousands(added).c_str());
   }
@@ -73,6 +82,9 @@ Command AddDedupCommand(CLI::App& parent, const GlobalOptions& global) {
   AddKeyInputOptions(*app, o->input);
   app->add_option("--sync-every", o->sync_every, "also save FILE after every N keys read (default: only at the end)");
   app->add_flag("--quiet,-q", o->quiet, "no summary line on stderr");
+  app->add_flag("--json", o->json,
+                "the summary on stderr as one JSON object: file, read, printed, count, capacity, estimated_fp_rate "
+                "(stdout keeps the keys)");
   app->footer(R"(
 A key that is a false positive of the filter is dropped as a repeat (at the filter's
 rate). Output is flushed before every save, so FILE never records an unprinted key.

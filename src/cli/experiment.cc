@@ -62,6 +62,7 @@ struct FprOptions {
   std::string plot;
   std::string seed = "1";
   bool no_optimal = false;
+  bool json = false;
 };
 
 struct Row {
@@ -176,6 +177,23 @@ std::string Table(const std::vector<Row>& rows, std::string_view kind, std::uint
                                   : " (* = outside: expected for ~5% of rows, and more for small filters at high "
                                     "rates, whose own rate varies around the theory; see docs/CLI.md)",
                      seconds);
+  return out;
+}
+
+std::string Json(const std::vector<Row>& rows, std::string_view kind, std::uint64_t items, std::uint64_t queries,
+                 std::uint64_t seed, double seconds) {
+  std::string out = fmt::format("{{\"kind\":{},\"items\":{},\"queries\":{},\"seed\":{},\"seconds\":{},\"rows\":[",
+                                JsonString(kind), items, queries, seed, JsonNumber(seconds));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    out += fmt::format(
+        "{}{{\"bits\":{},\"bits_per_key\":{},\"hashes\":{},\"theoretical_fp_rate\":{},\"measured_fp_rate\":{},"
+        "\"ci_low\":{},\"ci_high\":{},\"hits\":{},\"inside\":{}}}",
+        i == 0 ? "" : ",", r.num_bits, JsonNumber(static_cast<double>(r.num_bits) / static_cast<double>(items)),
+        r.num_hashes, JsonNumber(r.theory), JsonNumber(r.measured), JsonNumber(r.ci_low), JsonNumber(r.ci_high), r.hits,
+        r.theory >= r.ci_low && r.theory <= r.ci_high);
+  }
+  out += "]}\n";
   return out;
 }
 
@@ -418,7 +436,8 @@ int RunFpr(const FprOptions& o, const GlobalOptions& global) {
   });
 
   Output out;
-  out.Append(Table(rows, FilterKindName(kind), items, queries, seed, seconds));
+  out.Append(o.json ? Json(rows, FilterKindName(kind), items, queries, seed, seconds)
+                    : Table(rows, FilterKindName(kind), items, queries, seed, seconds));
   out.Flush();
   if (!o.csv.empty()) WriteCsv(o.csv, rows, FilterKindName(kind), items, queries);
   if (!o.plot.empty()) WritePlot(o.plot, rows, kind, items, queries);
@@ -441,6 +460,9 @@ Command AddExperimentFprCommand(CLI::App& experiment, const GlobalOptions& globa
   app->add_option("--csv", o->csv, "also write the table as CSV to this file");
   app->add_option("--plot", o->plot, "also draw the table with gnuplot to this PNG file");
   app->add_option("--seed", o->seed, "seed of the random keys (default 1): same seed, same table");
+  app->add_flag("--json", o->json,
+                "print one JSON object instead of the table: kind, items, queries, seed, seconds, rows: [{bits, "
+                "bits_per_key, hashes, theoretical_fp_rate, measured_fp_rate, ci_low, ci_high, hits, inside}]");
   app->footer(R"(
 Inserted and queried keys are random 16-byte strings with different first bytes, so
 every hit is a false positive. The 95% interval is Wilson's score interval.

@@ -19,16 +19,16 @@ struct InfoOptions {
   bool json = false;
 };
 
-std::string InfoJson(const LoadedFilter& f, const FilterSummary& s) {
+std::string InfoJson(const std::string& file, const LoadedFilter& f, const FilterSummary& s) {
   const bool compressed = (f.header.flags & kFlagZstdPayload) != 0;
   std::string out = fmt::format(
-      "{{\"kind\":{},\"format_version\":{},\"bits\":{},\"hashes\":{},\"capacity\":{},\"count\":{},"
+      "{{\"file\":{},\"kind\":{},\"format_version\":{},\"bits\":{},\"hashes\":{},\"capacity\":{},\"count\":{},"
       "\"estimated_count\":{},\"fill_ratio\":{},\"fp_rate\":{},\"expected_fp_rate\":{},\"estimated_fp_rate\":{},"
       "\"file_bytes\":{},\"memory_bytes\":{},\"compressed\":{},\"can_remove\":{},\"overfull\":{}",
-      JsonString(FilterKindName(s.kind)), f.header.format_version, s.num_bits, s.num_hashes, s.capacity, s.count,
-      s.estimated_count, JsonNumber(s.fill_ratio), JsonNumber(s.fp_rate), JsonNumber(s.expected_fp_rate),
-      JsonNumber(s.estimated_fp_rate), f.file_bytes, s.memory_bytes, compressed, s.can_remove,
-      s.estimated_fp_rate > 2.0 * s.fp_rate);
+      JsonString(file), JsonString(FilterKindName(s.kind)), f.header.format_version, s.num_bits, s.num_hashes,
+      s.capacity, s.count, s.estimated_count, JsonNumber(s.fill_ratio), JsonNumber(s.fp_rate),
+      JsonNumber(s.expected_fp_rate), JsonNumber(s.estimated_fp_rate), f.file_bytes, s.memory_bytes, compressed,
+      s.can_remove, s.estimated_fp_rate > 2.0 * s.fp_rate);
   if (s.kind == FilterKind::kCuckoo) {
     out += fmt::format(",\"bucket_size\":{},\"fingerprint_bits\":{},\"buckets\":{},\"filters\":{},\"deletes\":{}",
                        s.bucket_size, s.fingerprint_bits, s.num_buckets, s.num_filters, s.num_deletes);
@@ -90,7 +90,7 @@ int RunInfo(const InfoOptions& o, const GlobalOptions& global) {
   const LoadedFilter loaded = LoadFilter(o.file, global);
   const FilterSummary s = loaded.filter.Summary();
   Output out;
-  out.Append(o.json ? InfoJson(loaded, s) : InfoText(o.file, loaded, s));
+  out.Append(o.json ? InfoJson(o.file, loaded, s) : InfoText(o.file, loaded, s));
   out.Flush();
   WarnIfOverfull(o.file, s);
   return kExitOk;
@@ -102,9 +102,10 @@ Command AddInfoCommand(CLI::App& parent, const GlobalOptions& global) {
   auto o = std::make_shared<InfoOptions>();
   CLI::App* app = parent.add_subcommand("info", "show a filter file's kind, size, fill and rates");
   app->add_option("FILE", o->file, "the filter file")->required();
-  app->add_flag("--json", o->json,
-                "one JSON object: kind, format_version, bits, hashes, capacity, count, estimated_count, fill_ratio, "
-                "fp_rate, expected_fp_rate, estimated_fp_rate, file_bytes, memory_bytes, compressed, ...");
+  app->add_flag(
+      "--json", o->json,
+      "one JSON object: file, kind, format_version, bits, hashes, capacity, count, estimated_count, fill_ratio, "
+      "fp_rate, expected_fp_rate, estimated_fp_rate, file_bytes, memory_bytes, compressed, ...");
   app->footer(R"(
 A warning goes to stderr when the filter is overfull: its estimated rate is above
 twice its target.

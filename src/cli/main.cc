@@ -6,14 +6,20 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <iostream>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "any_filter.h"
 #include "cli.h"
+#include "output.h"
 
 namespace bloomkit::cli {
 namespace {
@@ -39,6 +45,67 @@ Examples:
   bloomkit experiment fpr --plot fpr.png
 
 See docs/CLI.md for the full reference.)";
+
+// Optimal string alignment distance: edits, with a swap of two neighbours as one edit
+// (qeury -> query is 1).
+std::size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// When the first word after `app`'s own options is not one of its subcommands:
+// "unknown command 'qeury' (did you mean 'query'?)". Empty if the words are known (then
+// CLI11's own message explains the error). `args` are the words after the program name.
+std::string UnknownCommand(const CLI::App& app, const std::vector<std::string>& args, std::size_t from,
+                           const std::string& prefix) {
+  const std::vector<const CLI::App*> subcommands = app.get_subcommands([](const CLI::App*) { return true; });
+  if (subcommands.empty()) return "";
+  for (std::size_t i = from; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word == "--") return "";
+    if (word == "--max-memory") {  // the only option of the program with a value
+      ++i;
+      continue;
+    }
+    if (!word.empty() && word[0] == '-') continue;
+    std::string best;
+    std::size_t best_distance = 3;  // suggest only at one or two edits
+    std::string names;
+    for (const CLI::App* sub : subcommands) {
+      if (sub->get_name() == word) return UnknownCommand(*sub, args, i + 1, prefix + word + " ");
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      const std::size_t distance = EditDistance(word, sub->get_name());
+      if (distance < best_distance || (sub->get_name().starts_with(word) && best.empty())) {
+        best_distance = std::min(distance, best_distance);
+        best = sub->get_name();
+      }
+    }
+    if (!best.empty()) return fmt::format("unknown command '{}{}' (did you mean '{}{}'?)", prefix, word, prefix, best);
+    return fmt::format("unknown command '{}{}' (commands: {})", prefix, word, names);
+  }
+  return "";
+}
+
+// Help and version text go through std::cout; a failed write (a full disk, a closed
+// pipe's EPIPE) is an error like any other output's.
+int CheckStdout(int status) {
+  std::cout.flush();
+  if (!std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+    std::fprintf(stderr, "bloomkit: stdout: write failed: %s\n", std::strerror(errno));
+    return kExitData;
+  }
+  return status;
+}
 
 std::string OneLine(std::string text) {
   for (char& c : text) {
@@ -77,17 +144,25 @@ int Run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return CheckStdout(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return CheckStdout(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return CheckStdout(app.exit(e));
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "bloomkit: %s (see bloomkit --help)\n", OneLine(e.what()).c_str());
+    const std::string unknown = UnknownCommand(app, std::vector<std::string>(argv + 1, argv + argc), 0, "");
+    std::fprintf(stderr, "bloomkit: %s (see bloomkit --help)\n",
+                 unknown.empty() ? OneLine(e.what()).c_str() : unknown.c_str());
     return kExitUsage;
   }
   for (const Command& command : commands) {
-    if (command.app->parsed()) return command.run();
+    if (command.app->parsed()) {
+      const int status = command.run();
+      // Output that only a destructor flushed (and could not report) fails the run here.
+      const std::string failed = Output::DeferredError();
+      if (!failed.empty()) Fail(kExitData, failed);
+      return CheckStdout(status);
+    }
   }
   std::fprintf(stderr, "bloomkit: no command given (see bloomkit --help)\n");
   return kExitUsage;

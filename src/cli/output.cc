@@ -15,26 +15,40 @@ Output::Output(int fd, std::string name) : fd_(fd), name_(std::move(name)) {
   buffer_.reserve(kBufferBytes);
 }
 
+namespace {
+// errno of the first write a destructor could not report; 0 if none failed.
+int g_deferred_errno = 0;
+}  // namespace
+
 Output::~Output() {
-  try {
-    Flush();
-  } catch (const CliError&) {  // NOLINT(bugprone-empty-catch): a destructor cannot report it
-  }
+  const int error = WriteAll();
+  if (error != 0 && g_deferred_errno == 0) g_deferred_errno = error;
 }
 
-void Output::Flush() {
+std::string Output::DeferredError() {
+  if (g_deferred_errno == 0) return "";
+  return fmt::format("stdout: write failed: {}", std::strerror(g_deferred_errno));
+}
+
+int Output::WriteAll() noexcept {
   std::size_t done = 0;
+  int error = 0;
   while (done < buffer_.size()) {
     const ssize_t put = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
     if (put < 0 && errno == EINTR) continue;
     if (put <= 0) {
-      const std::string why = std::strerror(errno);
-      buffer_.clear();
-      Fail(kExitData, fmt::format("{}: write failed: {}", name_, why));
+      error = put < 0 ? errno : EIO;
+      break;
     }
     done += static_cast<std::size_t>(put);
   }
   buffer_.clear();
+  return error;
+}
+
+void Output::Flush() {
+  const int error = WriteAll();
+  if (error != 0) Fail(kExitData, fmt::format("{}: write failed: {}", name_, std::strerror(error)));
 }
 
 }  // namespace bloomkit::cli

@@ -14,7 +14,7 @@ class Output {
   static constexpr std::size_t kBufferBytes = std::size_t{256} << 10;
 
   explicit Output(int fd = 1, std::string name = "stdout");
-  ~Output();  // flushes, ignoring errors (call Flush() to see them)
+  ~Output();  // flushes; a failure is kept for DeferredError() (call Flush() to see it)
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
 
@@ -29,7 +29,14 @@ class Output {
   // Writes everything buffered; throws CliError (exit 3) when the write fails.
   void Flush();
 
+  // "stdout: write failed: ..." if a destructor's flush failed (it cannot throw), else
+  // empty; main turns it into exit status 3, so no failed write goes unreported.
+  static std::string DeferredError();
+
  private:
+  // Writes and empties the buffer; returns 0 or the errno of the failed write.
+  int WriteAll() noexcept;
+
   int fd_;
   std::string name_;
   std::string buffer_;

@@ -19,6 +19,8 @@ namespace {
 struct QueryOptions {
   std::string file;
   std::string print = "both";
+  bool quiet = false;  // -q: exit status only
+  bool count = false;  // -c: one number instead of keys
   KeyInputOptions input;
 };
 
@@ -34,9 +36,18 @@ int RunQuery(const QueryOptions& o, const GlobalOptions& global) {
   std::vector<std::string_view> keys;
   std::unique_ptr<bool[]> found(new bool[KeyReader::kMaxBatchKeys]);
   std::uint64_t present = 0;
+  std::uint64_t selected = 0;  // keys --print selects (-c)
   while (reader.NextBatch(keys)) {
     const std::span<bool> result(found.get(), keys.size());
-    present += loaded.filter.MayContainBatch(keys, result);
+    const std::size_t batch_present = loaded.filter.MayContainBatch(keys, result);
+    present += batch_present;
+    // As grep -q: the answer is known at the first key that may be present.
+    if (o.quiet && present > 0) break;
+    if (o.quiet) continue;
+    if (o.count) {
+      selected += o.print == "absent" ? keys.size() - batch_present : batch_present;
+      continue;
+    }
     for (std::size_t i = 0; i < keys.size(); ++i) {
       if (result[i] ? !show_present : !show_absent) continue;
       out.Append(keys[i]);
@@ -46,6 +57,7 @@ int RunQuery(const QueryOptions& o, const GlobalOptions& global) {
     progress.Update(reader.keys_read(), reader.bytes_read());
   }
   progress.Finish();
+  if (o.count) out.Append(fmt::format("{}\n", selected));
   out.Flush();
   return present > 0 ? kExitOk : kExitNoneFound;
 }
@@ -61,13 +73,18 @@ Command AddQueryCommand(CLI::App& parent, const GlobalOptions& global) {
                   "both (default): key<TAB>maybe or key<TAB>no; present: only keys that may be present; "
                   "absent: only keys that are certainly absent")
       ->check(CLI::IsMember({"both", "present", "absent"}));
+  app->add_flag("--quiet,-q", o->quiet,
+                "print nothing; the exit status answers (stops at the first key that may be present)");
+  app->add_flag("--count,-c", o->count,
+                "print only the number of keys that may be present (with --print absent: that are certainly absent)");
   app->footer(R"(
 Exit status: 0 if at least one key may be present, 1 if none, 2/3 on errors.
 
 Examples:
   echo user:42 | bloomkit query users.bf
   bloomkit query seen.bf --print absent < urls.txt     # only URLs not seen yet
-  bloomkit query blocked.bf ips.txt --print present | wc -l)");
+  bloomkit query blocked.bf ips.txt -c                 # how many may be present
+  grep -v '^#' ips.txt | bloomkit query blocked.bf -q && echo listed)");
   return {app, [o, &global] { return RunQuery(*o, global); }};
 }
 

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,8 +22,20 @@ namespace {
 
 struct RemoveOptions {
   std::string file;
+  bool json = false;
   KeyInputOptions input;
 };
+
+// Removals that may have hit another key's entries. A key that was never added is
+// "found" (and removed) with the filter's false-positive rate p; the keys not found are
+// certainly such keys, so about not_found * p / (1 - p) more of them were found and
+// removed. Each of those takes away another key's bits or fingerprint, which can make
+// that key read as absent: a false negative.
+double EstimatedFalseRemovals(std::uint64_t not_found, double fp_rate) {
+  if (not_found == 0 || fp_rate <= 0) return 0;
+  if (fp_rate >= 1) return static_cast<double>(not_found);
+  return static_cast<double>(not_found) * fp_rate / (1 - fp_rate);
+}
 
 int RunRemove(const RemoveOptions& o, const GlobalOptions& global) {
   LoadedFilter loaded = LoadFilter(o.file, global);
@@ -29,6 +44,8 @@ int RunRemove(const RemoveOptions& o, const GlobalOptions& global) {
   }
   KeyReader reader(o.input.inputs, o.input.format());
   Progress progress(o.file, reader.total_bytes(), !o.input.no_progress);
+  // The rate before any removal: what a never-added key passes with.
+  const double fp_rate = loaded.filter.Summary().estimated_fp_rate;
   std::vector<std::string_view> keys;
   std::uint64_t removed = 0;
   while (reader.NextBatch(keys)) {
@@ -40,10 +57,28 @@ int RunRemove(const RemoveOptions& o, const GlobalOptions& global) {
   progress.Finish();
   const std::uint64_t read = reader.keys_read();
   if (removed > 0) SaveFilter(o.file, loaded.filter, (loaded.header.flags & kFlagZstdPayload) != 0);
+  const std::uint64_t not_found = read - removed;
+  const double false_removals = std::min(EstimatedFalseRemovals(not_found, fp_rate), static_cast<double>(removed));
   Output out;
-  out.Append(fmt::format("{}: read {} keys, removed {}, {} not found; count {}\n", o.file, GroupThousands(read),
-                         GroupThousands(removed), GroupThousands(read - removed),
-                         GroupThousands(loaded.filter.Summary().count)));
+  if (o.json) {
+    out.Append(fmt::format(
+        "{{\"file\":{},\"read\":{},\"removed\":{},\"not_found\":{},\"estimated_false_removals\":{},\"count\":{}}}\n",
+        JsonString(o.file), read, removed, not_found, JsonNumber(false_removals), loaded.filter.Summary().count));
+  } else {
+    out.Append(fmt::format("{}: read {} keys, removed {}, {} not found; count {}\n", o.file, GroupThousands(read),
+                           GroupThousands(removed), GroupThousands(not_found),
+                           GroupThousands(loaded.filter.Summary().count)));
+  }
+  out.Flush();
+  if (not_found > 0 && removed > 0) {
+    std::fprintf(stderr,
+                 "bloomkit: warning: %s: %s keys were not in the filter, so the input holds keys that were never "
+                 "added; about %s of the %s removals may have removed other keys' entries (false positives at "
+                 "rate %s), and those keys may now read as absent\n",
+                 o.file.c_str(), GroupThousands(not_found).c_str(),
+                 GroupThousands(static_cast<std::uint64_t>(std::llround(false_removals))).c_str(),
+                 GroupThousands(removed).c_str(), Percent(fp_rate).c_str());
+  }
   return kExitOk;
 }
 
@@ -54,9 +89,15 @@ Command AddRemoveCommand(CLI::App& parent, const GlobalOptions& global) {
   CLI::App* app = parent.add_subcommand("remove", "remove keys from a counting or cuckoo filter");
   app->add_option("FILE", o->file, "the filter file")->required();
   AddKeyInputOptions(*app, o->input);
+  app->add_flag("--json", o->json,
+                "print the summary as one JSON object: file, read, removed, not_found, estimated_false_removals, "
+                "count");
   app->footer(R"(
 Remove only keys you added: removing a key that was never added can remove another
-key's bits or fingerprint, and that key then reads as absent.
+key's bits or fingerprint, and that key then reads as absent (a false negative). A
+never-added key is found, and removed, with the filter's false-positive rate p, so
+when some keys are not found, about not_found * p / (1 - p) of the removals hit other
+keys' entries: remove warns with that estimate on stderr.
 
 Examples:
   bloomkit remove sessions.cf expired.txt)");

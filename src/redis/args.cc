@@ -137,7 +137,15 @@ Result<ModuleConfig> ParseModuleArgs(Args args) {
       }
       return *v;
     };
-    if (EqualsIgnoreCase(name, "ERROR_RATE")) {
+    if (EqualsIgnoreCase(name, "IDENTITY")) {
+      if (EqualsIgnoreCase(text, "bloomkit")) {
+        config.identity = ModuleIdentity::kBloomkit;
+      } else if (EqualsIgnoreCase(text, "redisbloom")) {
+        config.identity = ModuleIdentity::kRedisBloom;
+      } else {
+        return Error(ErrorCode::kInvalidArgument, "IDENTITY must be bloomkit or redisbloom, got " + Quote(text));
+      }
+    } else if (EqualsIgnoreCase(name, "ERROR_RATE")) {
       const auto v = ParseDouble(text);
       if (!v || *v <= 0 || *v >= 1) {
         return Error(ErrorCode::kInvalidArgument, "ERROR_RATE must be a number in (0, 1), got " + Quote(text));
@@ -203,11 +211,12 @@ Result<ModuleConfig> ParseModuleArgs(Args args) {
       }
       config.scandump_chunk_bytes = *v;
     } else {
-      return Error(ErrorCode::kInvalidArgument,
-                   "unknown module argument " + Quote(name) +
-                       " (valid: ERROR_RATE, INITIAL_SIZE, CAPACITY, EXPANSION, CF_INITIAL_SIZE, CF_BUCKETSIZE, "
-                       "CF_MAX_ITERATIONS, CF_EXPANSION, CF_MAX_EXPANSIONS, CF_FINGERPRINT_BITS, "
-                       "CBF_COUNTER_BITS, MAX_FILTER_BYTES, SCANDUMP_CHUNK_BYTES)");
+      return Error(
+          ErrorCode::kInvalidArgument,
+          "unknown module argument " + Quote(name) +
+              " (valid: IDENTITY, ERROR_RATE, INITIAL_SIZE, CAPACITY, EXPANSION, CF_INITIAL_SIZE, CF_BUCKETSIZE, "
+              "CF_MAX_ITERATIONS, CF_EXPANSION, CF_MAX_EXPANSIONS, CF_FINGERPRINT_BITS, "
+              "CBF_COUNTER_BITS, MAX_FILTER_BYTES, SCANDUMP_CHUNK_BYTES)");
     }
   }
   return config;

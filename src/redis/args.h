@@ -21,8 +21,14 @@ namespace bloomkit::redis {
 
 using Args = std::span<const std::string_view>;
 
+// The name and version the module gives Redis (IDENTITY), seen in MODULE LIST and INFO
+// modules: bloomkit's own, or RedisBloom's ("bf", 20820 for 2.8.20) for tools that look
+// for that module by name and version.
+enum class ModuleIdentity { kBloomkit, kRedisBloom };
+
 // Defaults at --loadmodule time. Names follow RedisBloom's where it has one.
 struct ModuleConfig {
+  ModuleIdentity identity = ModuleIdentity::kBloomkit;        // IDENTITY: bloomkit or redisbloom
   double error_rate = 0.01;                                   // ERROR_RATE: BF.ADD/MADD/INSERT auto-create
   std::uint64_t initial_size = 100;                           // INITIAL_SIZE (or CAPACITY)
   std::uint32_t expansion = 2;                                // EXPANSION

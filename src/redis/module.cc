@@ -18,6 +18,8 @@ namespace {
 
 constexpr const char* kModuleName = "bloomkit";
 constexpr int kModuleVersion = 100;  // 0.1.0
+constexpr const char* kRedisBloomModuleName = "bf";
+constexpr int kRedisBloomModuleVersion = 20820;  // 2.8.20, as major * 10000 + minor * 100 + patch
 
 ModuleConfig g_config;
 
@@ -245,11 +247,6 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (const char* missing = LoadApi(ctx); missing != nullptr) {
     return FailLoad(ctx, std::string("this Redis lacks ") + missing + " (Redis >= 6.2 is required)");
   }
-  if (rm.IsModuleNameBusy != nullptr && rm.IsModuleNameBusy(kModuleName) != 0) {
-    return FailLoad(ctx, "a module named bloomkit is already loaded");
-  }
-  rm.SetModuleAttribs(ctx, kModuleName, kModuleVersion, kApiVersion1);
-
   std::vector<std::string_view> args;
   for (int i = 0; i < argc; ++i) {
     std::size_t len = 0;
@@ -257,6 +254,14 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     args.emplace_back(p, len);
   }
   auto config = ParseModuleArgs(args);
+  // IDENTITY redisbloom: the name and version RedisBloom 2.8.20 gives Redis, for tools that
+  // check MODULE LIST for "bf" and a version number.
+  const bool as_redisbloom = config.ok() && config->identity == ModuleIdentity::kRedisBloom;
+  const char* name = as_redisbloom ? kRedisBloomModuleName : kModuleName;
+  if (rm.IsModuleNameBusy != nullptr && rm.IsModuleNameBusy(name) != 0) {
+    return FailLoad(ctx, std::string("a module named ") + name + " is already loaded");
+  }
+  rm.SetModuleAttribs(ctx, name, as_redisbloom ? kRedisBloomModuleVersion : kModuleVersion, kApiVersion1);
   if (!config.ok()) return FailLoad(ctx, config.error().message());
   g_config = config.value();
 
@@ -278,10 +283,10 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     SetKeySpecs(ctx, spec);
   }
   rm.Log(ctx, "notice",
-         "bloomkit: loaded (ERROR_RATE %g, INITIAL_SIZE %llu, EXPANSION %u, CF_INITIAL_SIZE %llu, "
+         "bloomkit: loaded as %s (ERROR_RATE %g, INITIAL_SIZE %llu, EXPANSION %u, CF_INITIAL_SIZE %llu, "
          "CF_BUCKETSIZE %u, CF_MAX_ITERATIONS %u, CF_EXPANSION %u, CF_FINGERPRINT_BITS %u, "
          "MAX_FILTER_BYTES %llu)",
-         g_config.error_rate, static_cast<unsigned long long>(g_config.initial_size), g_config.expansion,
+         name, g_config.error_rate, static_cast<unsigned long long>(g_config.initial_size), g_config.expansion,
          static_cast<unsigned long long>(g_config.cf_initial_size), g_config.cf_bucket_size, g_config.cf_max_iterations,
          g_config.cf_expansion, g_config.cf_fingerprint_bits,
          static_cast<unsigned long long>(g_config.max_filter_bytes));

@@ -15,7 +15,10 @@
 
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
+#include "bloomkit/counting_bloom_filter.h"
+#include "bloomkit/cuckoo_filter.h"
 #include "bloomkit/hash.h"
+#include "bloomkit/scalable_bloom_filter.h"
 
 namespace bloomkit_golden {
 
@@ -26,8 +29,13 @@ inline std::vector<std::string> Keys(std::uint64_t count) {
   return keys;
 }
 
-// What was added: Keys(num_keys), AddHash(0..num_keys-1), or IntegerKey(-100..99).
+// What the filter holds: Keys(num_keys), AddHash(0..num_keys-1), or IntegerKey(-100..99).
+// (A recipe may add and remove more keys; these are the ones left.)
 enum class KeyForm { kStrings, kHashes, kIntegers };
+
+// key:0 .. key:68 are 69 fingerprints for cuckoo_victim.bkf's 17 buckets of 4 slots: the last
+// add leaves one in the victim slot (the next add is kFull).
+inline constexpr std::uint64_t kCuckooVictimKeys = 69;
 
 struct Recipe {
   const char* file;         // name under data/
@@ -39,23 +47,46 @@ struct Recipe {
   std::function<std::vector<std::byte>()> build;
 };
 
-template <typename Filter>
-Filter MakeOrThrow(const bloomkit::BloomOptions& options) {
+template <typename Filter, typename Options = bloomkit::BloomOptions>
+Filter MakeOrThrow(const Options& options) {
   auto f = Filter::Create(options);
   if (!f.ok()) throw std::runtime_error(f.error().message());
   return std::move(f).value();
 }
 
-template <typename Filter>
-std::vector<std::byte> WithKeys(const bloomkit::BloomOptions& options, std::uint64_t n, bool compress) {
+template <typename Filter, typename Options = bloomkit::BloomOptions>
+std::vector<std::byte> WithKeys(const Options& options, std::uint64_t n, bool compress) {
   Filter f = MakeOrThrow<Filter>(options);
   for (const std::string& key : Keys(n)) f.Add(key);
   return f.Serialize(bloomkit::SaveOptions{.compress = compress});
 }
 
+inline void OkOrThrow(const bloomkit::Status& status) {
+  if (!status.ok()) throw std::runtime_error(status.error().message());
+}
+
+// key:0 .. key:<n-1> into a scalable filter (AddIfAbsent: its only add).
+inline std::vector<std::byte> ScalableWithKeys(const bloomkit::ScalableOptions& options, std::uint64_t n) {
+  auto f = MakeOrThrow<bloomkit::ScalableBloomFilter>(options);
+  for (const std::string& key : Keys(n)) {
+    auto added = f.AddIfAbsent(key);
+    if (!added.ok()) throw std::runtime_error(added.error().message());
+  }
+  return f.Serialize();
+}
+
+// key:0 .. key:<n-1> into a cuckoo filter.
+inline std::vector<std::byte> CuckooWithKeys(const bloomkit::CuckooOptions& options, std::uint64_t n) {
+  auto f = MakeOrThrow<bloomkit::CuckooFilter>(options);
+  for (const std::string& key : Keys(n)) OkOrThrow(f.Add(key));
+  return f.Serialize();
+}
+
 inline const std::vector<Recipe>& Recipes() {
   using bloomkit::BlockedBloomFilter;
   using bloomkit::BloomFilter;
+  using bloomkit::CountingBloomFilter;
+  using bloomkit::CuckooFilter;
   using bloomkit::FilterKind;
   static const std::vector<Recipe> recipes = {
       {"classic_empty.bkf", "classic, capacity 1000 at 1%, no keys: sizing and header", FilterKind::kClassic, false,
@@ -90,6 +121,67 @@ inline const std::vector<Recipe>& Recipes() {
       {"blocked_k16.bkf", "blocked, 8 blocks and 16 hashes (two bits in every lane), key:0..key:99",
        FilterKind::kBlocked, false, KeyForm::kStrings, 100,
        [] { return WithKeys<BlockedBloomFilter>({.num_bits = 4096, .num_hashes = 16}, 100, false); }},
+      // Counting, scalable and cuckoo filters are what the Redis module writes into RDB
+      // files (docs/REDIS.md): their payloads are pinned like the Bloom filters'.
+      {"counting_500.bkf", "counting, 4-bit counters, capacity 1000 at 1%, key:0..key:499: counter packing",
+       FilterKind::kCounting, false, KeyForm::kStrings, 500,
+       [] {
+         return WithKeys<CountingBloomFilter>(bloomkit::CountingOptions{.bloom = {.capacity = 1000}}, 500, false);
+       }},
+      {"counting_8bit_removed.bkf",
+       "counting, 8-bit counters, capacity 500 at 1%, key:0..key:399 added twice, key:200..key:399 removed once "
+       "and key:300..key:399 twice: decrements, counts above 1",
+       FilterKind::kCounting, false, KeyForm::kStrings, 300,
+       [] {
+         auto f = MakeOrThrow<CountingBloomFilter>(
+             bloomkit::CountingOptions{.bloom = {.capacity = 500, .fp_rate = 0.01}, .counter_bits = 8});
+         const std::vector<std::string> keys = Keys(400);
+         for (int round = 0; round < 2; ++round) {
+           for (const std::string& key : keys) f.Add(key);
+         }
+         for (std::size_t i = 200; i < 400; ++i) static_cast<void>(f.Remove(keys[i]));
+         for (std::size_t i = 300; i < 400; ++i) static_cast<void>(f.Remove(keys[i]));
+         return f.Serialize();
+       }},
+      {"counting_500_zstd.bkf", "counting_500 with a zstd payload", FilterKind::kCounting, true, KeyForm::kStrings, 500,
+       [] { return WithKeys<CountingBloomFilter>(bloomkit::CountingOptions{.bloom = {.capacity = 1000}}, 500, true); }},
+      {"scalable_500.bkf",
+       "scalable, initial capacity 100 at 1%, growth 2, tightening 0.5, key:0..key:499: three stages",
+       FilterKind::kScalable, false, KeyForm::kStrings, 500,
+       [] { return ScalableWithKeys({.initial_capacity = 100, .fp_rate = 0.01}, 500); }},
+      {"scalable_g4_r09.bkf", "scalable, initial capacity 50 at 0.1%, growth 4, tightening 0.9, key:0..key:299",
+       FilterKind::kScalable, false, KeyForm::kStrings, 300,
+       [] {
+         return ScalableWithKeys({.initial_capacity = 50, .fp_rate = 0.001, .growth = 4, .tightening = 0.9}, 300);
+       }},
+      {"scalable_nonscaling.bkf", "scalable, not scaling, capacity 200 at 1%, key:0..key:199: one full stage",
+       FilterKind::kScalable, false, KeyForm::kStrings, 200,
+       [] { return ScalableWithKeys({.initial_capacity = 200, .fp_rate = 0.01, .scaling = false}, 200); }},
+      {"cuckoo_500.bkf", "cuckoo, capacity 1000 at 1% (b = 4, f = 8), key:0..key:499: fingerprints, buckets",
+       FilterKind::kCuckoo, false, KeyForm::kStrings, 500,
+       [] { return CuckooWithKeys({.capacity = 1000, .fp_rate = 0.01}, 500); }},
+      {"cuckoo_grown_removed.bkf",
+       "cuckoo, capacity 100, b = 2, f = 12, expansion 2, key:0..key:599 added, key:400..key:599 removed: "
+       "kicks, sub-filters, nested geometry, removes",
+       FilterKind::kCuckoo, false, KeyForm::kStrings, 400,
+       [] {
+         auto f = MakeOrThrow<CuckooFilter>(
+             bloomkit::CuckooOptions{.capacity = 100, .bucket_size = 2, .fingerprint_bits = 12, .expansion = 2});
+         const std::vector<std::string> keys = Keys(600);
+         for (const std::string& key : keys) OkOrThrow(f.Add(key));
+         for (std::size_t i = 400; i < 600; ++i) static_cast<void>(f.Remove(keys[i]));
+         return f.Serialize();
+       }},
+      {"cuckoo_victim.bkf",
+       "cuckoo, capacity 64, b = 4, f = 16, no expansion, key:0.. added until the victim slot holds a "
+       "fingerprint (max_kicks 50): the victim fields",
+       FilterKind::kCuckoo, false, KeyForm::kStrings, kCuckooVictimKeys,
+       [] {
+         auto f = MakeOrThrow<CuckooFilter>(bloomkit::CuckooOptions{
+             .capacity = 64, .bucket_size = 4, .fingerprint_bits = 16, .max_kicks = 50, .expansion = 0});
+         for (const std::string& key : Keys(kCuckooVictimKeys)) OkOrThrow(f.Add(key));
+         return f.Serialize();
+       }},
   };
   return recipes;
 }

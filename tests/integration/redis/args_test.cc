@@ -62,6 +62,16 @@ TEST(ModuleArgs, DefaultsMatchRedisBloom) {
   EXPECT_EQ(config->cf_max_iterations, 20U);
   EXPECT_EQ(config->cf_expansion, 1U);
   EXPECT_EQ(config->max_filter_bytes, 512ULL << 20);
+  EXPECT_EQ(config->identity, ModuleIdentity::kBloomkit);
+}
+
+TEST(ModuleArgs, Identity) {
+  auto rb = ParseModuleArgs(V({"IDENTITY", "redisbloom"}));
+  ASSERT_TRUE(rb.ok()) << rb.error().message();
+  EXPECT_EQ(rb->identity, ModuleIdentity::kRedisBloom);
+  auto own = ParseModuleArgs(V({"identity", "BLOOMKIT"}));
+  ASSERT_TRUE(own.ok()) << own.error().message();
+  EXPECT_EQ(own->identity, ModuleIdentity::kBloomkit);
 }
 
 TEST(ModuleArgs, ParsesEveryName) {
@@ -101,6 +111,7 @@ TEST(ModuleArgs, BadArgumentsNameTheProblem) {
       {{"CF_BUCKETSIZE", "3"}, "CF_BUCKETSIZE must be 2, 4 or 8, got '3'"},
       {{"MAX_FILTER_BYTES", "12"}, "MAX_FILTER_BYTES must be a byte count in [4096, 1tb]"},
       {{"NOPE", "1"}, "unknown module argument 'NOPE'"},
+      {{"IDENTITY", "bf"}, "IDENTITY must be bloomkit or redisbloom, got 'bf'"},
   };
   for (const Case& c : cases) {
     auto config = ParseModuleArgs(c.args);

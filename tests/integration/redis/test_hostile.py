@@ -148,6 +148,7 @@ class HostileTest(unittest.TestCase):
         for args, reason in ((["ERROR_RATE", "2"], "ERROR_RATE must be a number in (0, 1)"),
                              (["MAX_FILTER_BYTES", "10"], "MAX_FILTER_BYTES must be a byte count"),
                              (["BOGUS", "1"], "unknown module argument 'BOGUS'"),
+                             (["IDENTITY", "bf"], "IDENTITY must be bloomkit or redisbloom"),
                              (["EXPANSION"], "odd count")):
             server = Server(args)
             try:
@@ -161,6 +162,20 @@ class HostileTest(unittest.TestCase):
                 c.call("BF.ADD", "d", "x")
                 self.assertEqual(c.call("BF.INFO", "d", "CAPACITY"), [5000])
                 self.assertEqual(c.call("BF.INFO", "d", "EXPANSION"), [4])
+
+    @time_limit(60)
+    def test_identity_option_names_the_module(self):
+        def modules(server):
+            with server.client() as c:
+                return [(entry[1], entry[3]) for entry in c.call("MODULE", "LIST")]
+
+        with Server() as server:
+            self.assertEqual(modules(server), [(b"bloomkit", 100)])
+        # As RedisBloom 2.8.20 names itself, for tools that look for "bf" and a version.
+        with Server(["IDENTITY", "redisbloom"]) as server:
+            self.assertEqual(modules(server), [(b"bf", 20820)])
+            with server.client() as c:
+                self.assertEqual(c.call("BF.ADD", "k", "x"), 1)
 
     @time_limit(60)
     def test_max_filter_bytes_bounds_creation(self):
