@@ -433,28 +433,32 @@ Status CuckooFilter::AddHashPair(HashPair hash) {
   // 2. Kicks in the newest sub-filter, whose victim slot must be free to take the
   //    fingerprint a failed chain leaves homeless. A victim from an earlier failure gets
   //    another chain first: removes may have made room.
-  //    A chain that fails is walked back (UndoKicks): an insert that ends in kFull
-  //    leaves every byte as it was, so that a primary, which replicates only successful
-  //    writes, and its replicas hold identical filters.
   SubFilter& last = filters_.back();
-  if (last.victim_fingerprint != 0) {
-    const std::uint32_t victim = last.victim_fingerprint;
-    const std::uint64_t victim_bucket = last.victim_bucket;
+  const std::uint32_t victim = last.victim_fingerprint;
+  const std::uint64_t victim_bucket = last.victim_bucket;
+  bool victim_chain_failed = false;
+  if (victim != 0) {
     last.victim_fingerprint = 0;
     last.victim_bucket = 0;
-    if (!InsertWithKicks(filters_.size() - 1, victim, victim_bucket)) {
-      UndoKicks(filters_.size() - 1);
-      last.victim_fingerprint = victim;
-      last.victim_bucket = victim_bucket;
-    }
+    victim_chain_failed = !InsertWithKicks(filters_.size() - 1, victim, victim_bucket);
   }
   if (filters_.back().victim_fingerprint == 0) {
     InsertWithKicks(filters_.size() - 1, fp, ProbeOf(hash, fp, filters_.back(), filters_.front().num_buckets).i1);
     ++count_;
     return {};
   }
-  // 3. Full: grow, or report it. Every stored key stays findable either way.
-  if (auto st = Grow(); !st.ok()) return st;
+  // 3. Full: grow, or report it. Every stored key stays findable either way. A failed
+  //    insert leaves every byte as it was: the victim's failed chain is walked back
+  //    (UndoKicks), so that a primary, which replicates only successful writes, and its
+  //    replicas hold identical filters.
+  if (auto st = Grow(); !st.ok()) {
+    if (victim_chain_failed) {
+      UndoKicks(filters_.size() - 1);
+      filters_.back().victim_fingerprint = victim;
+      filters_.back().victim_bucket = victim_bucket;
+    }
+    return st;
+  }
   InsertWithKicks(filters_.size() - 1, fp, ProbeOf(hash, fp, filters_.back(), filters_.front().num_buckets).i1);
   ++count_;
   return {};

@@ -68,7 +68,9 @@ void DestroyStages(BloomFilter* stages, std::size_t n) noexcept {
 // which Deserialize checks; files whose stages were sized without the spare bits load
 // and answer as before.
 Result<BloomFilter> ScalableBloomFilter::CreateStage(std::uint64_t capacity, double fp_rate,
-                                                     std::uint64_t max_memory_bytes) {
+                                                     std::uint64_t max_memory_bytes, bool whole_words) {
+  if (!whole_words)
+    return BloomFilter::Create({.capacity = capacity, .fp_rate = fp_rate, .max_memory_bytes = max_memory_bytes});
   auto params = CalculateParameters(capacity, fp_rate, FilterKind::kClassic, max_memory_bytes);
   if (!params.ok()) return std::move(params).error();
   const std::uint64_t words = params->bytes / 8;
@@ -88,8 +90,9 @@ ScalableBloomFilter::ScalableBloomFilter(const ScalableOptions& options) noexcep
       tightening_(options.tightening),
       max_memory_bytes_(options.max_memory_bytes),
       growth_(options.growth),
-      max_stages_(options.max_stages & 0x7fffU),  // validated: <= kMaxScalableStages
-      scaling_(options.scaling ? 1U : 0U) {}
+      max_stages_(options.max_stages & 0x3fffU),  // validated: <= kMaxScalableStages
+      scaling_(options.scaling ? 1U : 0U),
+      whole_words_(options.whole_word_stages ? 1U : 0U) {}
 
 ScalableBloomFilter::ScalableBloomFilter(const ScalableBloomFilter& other)
     : fp_rate_(other.fp_rate_),
@@ -97,7 +100,8 @@ ScalableBloomFilter::ScalableBloomFilter(const ScalableBloomFilter& other)
       max_memory_bytes_(other.max_memory_bytes_),
       growth_(other.growth_),
       max_stages_(other.max_stages_),
-      scaling_(other.scaling_) {
+      scaling_(other.scaling_),
+      whole_words_(other.whole_words_) {
   stages_ = AllocateStages(other.num_stages_);
   if (stages_ == nullptr) throw std::bad_alloc();
   for (; num_stages_ < other.num_stages_; ++num_stages_) {
@@ -118,7 +122,8 @@ ScalableBloomFilter::ScalableBloomFilter(ScalableBloomFilter&& other) noexcept
       growth_(other.growth_),
       num_stages_(std::exchange(other.num_stages_, 0)),
       max_stages_(other.max_stages_),
-      scaling_(other.scaling_) {}
+      scaling_(other.scaling_),
+      whole_words_(other.whole_words_) {}
 
 ScalableBloomFilter& ScalableBloomFilter::operator=(ScalableBloomFilter&& other) noexcept {
   if (this != &other) {
@@ -131,6 +136,7 @@ ScalableBloomFilter& ScalableBloomFilter::operator=(ScalableBloomFilter&& other)
     growth_ = other.growth_;
     max_stages_ = other.max_stages_;
     scaling_ = other.scaling_;
+    whole_words_ = other.whole_words_;
   }
   return *this;
 }
@@ -156,7 +162,8 @@ ScalableOptions ScalableBloomFilter::options() const noexcept {
           .tightening = tightening_,
           .scaling = scaling_ != 0,
           .max_stages = max_stages_,
-          .max_memory_bytes = max_memory_bytes_};
+          .max_memory_bytes = max_memory_bytes_,
+          .whole_word_stages = whole_words_ != 0};
 }
 
 Result<StageInfo> ScalableBloomFilter::StageTarget(const ScalableOptions& options, std::uint32_t index) {
@@ -198,7 +205,7 @@ Status ScalableBloomFilter::AddStage(std::uint64_t initial_capacity) {
   if (!target.ok()) return target.error();
   const std::uint64_t used = memory_bytes();
   const std::uint64_t budget = max_memory_bytes_ > used ? max_memory_bytes_ - used : 0;
-  auto stage = CreateStage(target->capacity, target->fp_rate, budget);
+  auto stage = CreateStage(target->capacity, target->fp_rate, budget, whole_words_ != 0);
   BloomFilter* grown = stage.ok() ? AllocateStages(num_stages_ + std::size_t{1}) : nullptr;
   if (grown == nullptr) {
     return MakeError(ErrorCode::kTooLarge, "cannot add stage ", num_stages_, " (capacity ", target->capacity,
