@@ -44,6 +44,8 @@ find_package(PkgConfig REQUIRED)
 # pkg-config only locates the header.
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 find_package(zstd CONFIG REQUIRED)
+# LZF: the string compression of Redis' RDB and DUMP payloads (RedisBloom-format filters).
+find_package(liblzf CONFIG REQUIRED)
 if(TARGET zstd::libzstd_shared)
   set(BLOOMKIT_ZSTD_TARGET zstd::libzstd_shared)
 else()

@@ -10,6 +10,8 @@
 #include "bloomkit/format.h"          // IWYU pragma: export
 #include "bloomkit/hash.h"            // IWYU pragma: export
 #include "bloomkit/options.h"         // IWYU pragma: export
+#include "bloomkit/redisbloom.h"      // IWYU pragma: export
+#include "bloomkit/redisbloom_codec.h"  // IWYU pragma: export
 #include "bloomkit/result.h"          // IWYU pragma: export
 #include "bloomkit/scalable_bloom_filter.h"    // IWYU pragma: export
 #include "bloomkit/sizing.h"          // IWYU pragma: export

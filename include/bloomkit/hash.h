@@ -30,6 +30,9 @@ namespace bloomkit {
 inline constexpr std::uint16_t kHashIdXxh3DoubleHashing = 1;
 // The seed of XXH3-128, the ASCII bytes of "bloomkit" read as a big-endian number.
 inline constexpr std::uint64_t kHashSeed = 0x626c6f6f6d6b6974ULL;
+// The hash scheme of the RedisBloom-compatible kinds (redisbloom.h): RedisBloom's
+// MurmurHash64A/MurmurHash2 with its own fixed seeds; the header's seed field is 0.
+inline constexpr std::uint16_t kHashIdRedisBloomMurmur = 2;
 
 // The two 64-bit halves that every filter derives its probes from.
 struct HashPair {

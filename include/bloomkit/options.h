@@ -15,14 +15,16 @@ inline constexpr std::uint64_t kDefaultMaxMemoryBytes = std::uint64_t{4} << 30;
 
 // The kinds of filter, as written in file headers (docs/FORMAT.md). Values are frozen.
 enum class FilterKind : std::uint16_t {
-  kClassic = 1,   // BloomFilter
-  kBlocked = 2,   // BlockedBloomFilter
-  kCounting = 3,  // CountingBloomFilter
-  kScalable = 4,  // ScalableBloomFilter
-  kCuckoo = 5,    // CuckooFilter
+  kClassic = 1,             // BloomFilter
+  kBlocked = 2,             // BlockedBloomFilter
+  kCounting = 3,            // CountingBloomFilter
+  kScalable = 4,            // ScalableBloomFilter
+  kCuckoo = 5,              // CuckooFilter
+  kRedisBloomScalable = 6,  // RedisBloomScalableFilter (RedisBloom's BF.* chain)
+  kRedisBloomCuckoo = 7,    // RedisCuckooFilter (RedisBloom's CF.* filter)
 };
 
-// "classic", "blocked", "counting", "scalable", "cuckoo".
+// "classic", "blocked", "counting", "scalable", "cuckoo", "redisbloom-bf", "redisbloom-cf".
 std::string_view FilterKindName(FilterKind kind) noexcept;
 // The inverse of FilterKindName; an error names the valid kinds.
 Result<FilterKind> ParseFilterKind(std::string_view name);

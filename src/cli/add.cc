@@ -13,6 +13,7 @@
 #include "numbers.h"
 #include "output.h"
 #include "progress.h"
+#include "sizing_options.h"
 
 namespace bloomkit::cli {
 namespace {
@@ -20,11 +21,14 @@ namespace {
 struct AddOptions {
   std::string file;
   bool json = false;
+  bool create = false;
+  SizingOptions sizing;
   KeyInputOptions input;
 };
 
 int RunAdd(const AddOptions& o, const GlobalOptions& global) {
-  LoadedFilter loaded = LoadFilter(o.file, global);
+  bool created = false;
+  LoadedFilter loaded = LoadOrCreate(o.file, global, o.create, o.sizing, created);
   KeyReader reader(o.input.inputs, o.input.format());
   Progress progress(o.file, reader.total_bytes(), !o.input.no_progress);
   std::vector<std::string_view> keys;
@@ -38,7 +42,7 @@ int RunAdd(const AddOptions& o, const GlobalOptions& global) {
   }
   progress.Finish();
   const std::uint64_t read = reader.keys_read();
-  if (read > 0) SaveFilter(o.file, loaded.filter, (loaded.header.flags & kFlagZstdPayload) != 0);
+  if (read > 0 || created) SaveFilter(o.file, loaded.filter, (loaded.header.flags & kFlagZstdPayload) != 0);
   const FilterSummary s = loaded.filter.Summary();
   Output out;
   if (o.json) {
@@ -63,6 +67,8 @@ Command AddAddCommand(CLI::App& parent, const GlobalOptions& global) {
   CLI::App* app = parent.add_subcommand("add", "add keys to FILE (saved atomically)");
   app->add_option("FILE", o->file, "the filter file")->required();
   AddKeyInputOptions(*app, o->input);
+  app->add_flag("--create", o->create, "create FILE first if it does not exist, sized by --capacity and --fp-rate");
+  AddSizingOptions(*app, o->sizing, false);
   app->add_flag("--json", o->json,
                 "print the summary as one JSON object: file, read, added, already_present, count, capacity, "
                 "estimated_fp_rate");
@@ -72,6 +78,7 @@ store one copy per add, so removing a key you added is always safe.
 
 Examples:
   bloomkit add seen.bf urls.txt more-urls.txt
+  bloomkit add new.bf urls.txt --create --capacity 10M --fp-rate 0.1%
   find . -print0 | bloomkit add files.bf --null)");
   return {app, [o, &global] { return RunAdd(*o, global); }};
 }

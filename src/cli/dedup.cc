@@ -16,6 +16,7 @@
 #include "numbers.h"
 #include "output.h"
 #include "progress.h"
+#include "sizing_options.h"
 
 namespace bloomkit::cli {
 namespace {
@@ -25,12 +26,15 @@ struct DedupOptions {
   std::string sync_every = "0";
   bool quiet = false;
   bool json = false;
+  bool create = false;
+  SizingOptions sizing;
   KeyInputOptions input;
 };
 
 int RunDedup(const DedupOptions& o, const GlobalOptions& global) {
   const std::uint64_t sync_every = Take(ParseCount(o.sync_every, "--sync-every"), "");
-  LoadedFilter loaded = LoadFilter(o.file, global);
+  bool created = false;
+  LoadedFilter loaded = LoadOrCreate(o.file, global, o.create, o.sizing, created);
   const bool compress = (loaded.header.flags & kFlagZstdPayload) != 0;
   KeyReader reader(o.input.inputs, o.input.format());
   Progress progress(o.file, reader.total_bytes(), !o.input.no_progress);
@@ -78,10 +82,12 @@ int RunDedup(const DedupOptions& o, const GlobalOptions& global) {
 Command AddDedupCommand(CLI::App& parent, const GlobalOptions& global) {
   auto o = std::make_shared<DedupOptions>();
   CLI::App* app = parent.add_subcommand("dedup", "print each key not seen before and add it to FILE");
-  app->add_option("FILE", o->file, "the filter file (create it first)")->required();
+  app->add_option("FILE", o->file, "the filter file (create it first, or give --create)")->required();
   AddKeyInputOptions(*app, o->input);
   app->add_option("--sync-every", o->sync_every, "also save FILE after every N keys read (default: only at the end)");
   app->add_flag("--quiet,-q", o->quiet, "no summary line on stderr");
+  app->add_flag("--create", o->create, "create FILE first if it does not exist, sized by --capacity and --fp-rate");
+  AddSizingOptions(*app, o->sizing, false);
   app->add_flag("--json", o->json,
                 "the summary on stderr as one JSON object: file, read, printed, count, capacity, estimated_fp_rate "
                 "(stdout keeps the keys)");

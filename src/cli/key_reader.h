@@ -1,6 +1,12 @@
 // Reads keys from files or stdin, fast: 1 MiB read(2) calls split with memchr, keys
 // handed out in batches of string_views into the buffer (no copy, no iostream).
 //
+// Compressed input is read transparently, recognized by its first bytes (not its name):
+// gzip (1f 8b, zlib's inflate; concatenated members too) and zstd (28 b5 2f fd,
+// concatenated frames too). Both decode through fixed buffers, so no size a stream
+// claims is ever allocated. Input that is binary in line mode (a NUL byte; also xz and
+// bzip2 files, named as such) is refused with an error: it is never added as keys.
+//
 // Record rules (docs/CLI.md, "Keys"):
 //  - one key per line, lines end with '\n'; with --null, records end with '\0'.
 //  - a final record without its terminator is a key like any other.
@@ -12,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +71,7 @@ class KeyReader {
   [[nodiscard]] std::uint64_t keys_read() const noexcept { return keys_read_; }
 
  private:
+  enum class Codec { kUnknown, kPlain, kGzip, kZstd };
   struct Input {
     std::string name;
     int fd = -1;
@@ -71,6 +79,20 @@ class KeyReader {
   };
   // Reads more bytes of the current input into the buffer; false at its end.
   bool Fill();
+  // Up to `capacity` decoded bytes of the current input into `out`; 0 at its end.
+  std::size_t ReadDecoded(char* out, std::size_t capacity);
+  // Refills raw_ from the current input's file; false at end of file.
+  bool ReadRaw();
+  // Looks at the current input's first bytes and sets codec_.
+  void Sniff();
+  // Throws if [from, end_) holds a NUL byte in line mode.
+  void CheckText(std::size_t from) const;
+  void ResetDecoder();
+  // Appends [start, start + length) as a key (dropping a trailing '\r' in line mode,
+  // skipping empty records).
+  void Emit(std::vector<std::string_view>& keys, const char* start, std::size_t length);
+  // Cuts the records whose separator lies in the whole 8-byte words of [begin_, end_).
+  void SplitWords(std::vector<std::string_view>& keys);
 
   KeyFormat format_;
   std::vector<Input> inputs_;
@@ -82,6 +104,18 @@ class KeyReader {
   std::uint64_t bytes_read_ = 0;
   std::uint64_t total_bytes_ = 0;
   std::uint64_t keys_read_ = 0;
+  std::uint64_t decoded_bytes_ = 0;  // of the current input, for error offsets
+
+  // Raw bytes of the current input not yet decoded (compressed inputs, and the first
+  // bytes of any input while its format is sniffed).
+  Codec codec_ = Codec::kUnknown;
+  std::vector<char> raw_;
+  std::size_t raw_begin_ = 0;
+  std::size_t raw_end_ = 0;
+  bool raw_eof_ = false;
+  bool stream_done_ = true;  // the decoder ended a member/frame and needs no more input
+  struct Decoders;
+  std::unique_ptr<Decoders> decoders_;  // zlib and zstd state, created on first use
 };
 
 }  // namespace bloomkit::cli

@@ -12,6 +12,7 @@
 #include "key_reader.h"
 #include "output.h"
 #include "progress.h"
+#include "sizing_options.h"
 
 namespace bloomkit::cli {
 namespace {
@@ -25,6 +26,7 @@ struct QueryOptions {
 };
 
 int RunQuery(const QueryOptions& o, const GlobalOptions& global) {
+  RequireFilterFile(o.file, false);
   const LoadedFilter loaded = LoadFilter(o.file, global);
   KeyReader reader(o.input.inputs, o.input.format());
   Progress progress(o.file, reader.total_bytes(), !o.input.no_progress);

@@ -16,6 +16,7 @@
 #include "numbers.h"
 #include "output.h"
 #include "progress.h"
+#include "sizing_options.h"
 
 namespace bloomkit::cli {
 namespace {
@@ -38,6 +39,7 @@ double EstimatedFalseRemovals(std::uint64_t not_found, double fp_rate) {
 }
 
 int RunRemove(const RemoveOptions& o, const GlobalOptions& global) {
+  RequireFilterFile(o.file, false);
   LoadedFilter loaded = LoadFilter(o.file, global);
   if (!loaded.filter.CanRemove()) {
     Check(Status(loaded.filter.Remove("").error()), o.file);  // the kind's own message

@@ -34,12 +34,14 @@ std::string_view ErrorCodeName(ErrorCode code) noexcept {
 }
 
 namespace {
-constexpr std::array<std::pair<FilterKind, std::string_view>, 5> kKindNames = {{
+constexpr std::array<std::pair<FilterKind, std::string_view>, 7> kKindNames = {{
     {FilterKind::kClassic, "classic"},
     {FilterKind::kBlocked, "blocked"},
     {FilterKind::kCounting, "counting"},
     {FilterKind::kScalable, "scalable"},
     {FilterKind::kCuckoo, "cuckoo"},
+    {FilterKind::kRedisBloomScalable, "redisbloom-bf"},
+    {FilterKind::kRedisBloomCuckoo, "redisbloom-cf"},
 }};
 }  // namespace
 
@@ -55,9 +57,11 @@ Result<FilterKind> ParseFilterKind(std::string_view name) {
     if (n == name) return k;
   }
   return internal::MakeError(ErrorCode::kInvalidArgument, "unknown filter kind '", name,
-                             "' (valid: classic, blocked, counting, scalable, cuckoo)");
+                             "' (valid: classic, blocked, counting, scalable, cuckoo, redisbloom-bf, redisbloom-cf)");
 }
 
-HashPair HashKey(std::string_view key) noexcept { return internal::HashKeyInline(key); }
+HashPair HashKey(std::string_view key) noexcept {
+  return internal::HashKeyInline(key);
+}
 
 }  // namespace bloomkit

@@ -7,9 +7,9 @@
 //     8    4 format_version (1)
 //    12    4 header_bytes (128)
 //    16    2 kind (FilterKind)
-//    18    2 hash_id (1 = XXH3-128 + enhanced double hashing)
+//    18    2 hash_id (1 = XXH3-128 + enhanced double hashing; 2 = RedisBloom's murmur, kinds 6, 7)
 //    20    4 flags (bit 0: payload is one zstd frame; other bits zero)
-//    24    8 hash_seed (kHashSeed)
+//    24    8 hash_seed (kHashSeed; 0 with hash_id 2)
 //    32    8 capacity
 //    40    8 count
 //    48    8 stored_payload_bytes
@@ -61,7 +61,11 @@ constexpr std::size_t kOffReserved = 120;
 constexpr std::uint32_t kKnownFlags = kFlagZstdPayload;
 
 bool KnownKind(std::uint16_t kind) {
-  return kind >= 1 && kind <= 5;
+  return kind >= 1 && kind <= 7;
+}
+
+bool IsRedisBloomKind(FilterKind kind) {
+  return kind == FilterKind::kRedisBloomScalable || kind == FilterKind::kRedisBloomCuckoo;
 }
 
 void WriteHeader(const FileHeader& h, std::byte* out) {
@@ -110,11 +114,16 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
     return MakeError(ErrorCode::kParameterMismatch, "header length ", header_bytes, " is not ", kHeaderBytes);
   }
   const auto kind = LoadLE<std::uint16_t>(p + kOffKind);
-  if (!KnownKind(kind)) return MakeError(ErrorCode::kUnknownKind, "unknown filter kind ", kind, " (valid: 1..5)");
+  if (!KnownKind(kind)) return MakeError(ErrorCode::kUnknownKind, "unknown filter kind ", kind, " (valid: 1..7)");
   h.kind = static_cast<FilterKind>(kind);
   h.hash_id = LoadLE<std::uint16_t>(p + kOffHashId);
   h.hash_seed = LoadLE<std::uint64_t>(p + kOffSeed);
-  if (h.hash_id != kHashIdXxh3DoubleHashing || h.hash_seed != kHashSeed) {
+  if (IsRedisBloomKind(h.kind)) {
+    if (h.hash_id != kHashIdRedisBloomMurmur || h.hash_seed != 0) {
+      return MakeError(ErrorCode::kUnknownHash, "unknown hash for a ", FilterKindName(h.kind), " filter: id ",
+                       h.hash_id, " seed 0x", std::hex, h.hash_seed, " (expected id 2, seed 0)");
+    }
+  } else if (h.hash_id != kHashIdXxh3DoubleHashing || h.hash_seed != kHashSeed) {
     return MakeError(ErrorCode::kUnknownHash, "unknown hash: id ", h.hash_id, " seed 0x", std::hex, h.hash_seed,
                      " (this build implements id 1, seed 0x", kHashSeed, ")");
   }
@@ -147,8 +156,8 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
 std::vector<std::byte> EncodeFile(FileHeader header, const std::function<void(std::span<std::byte>)>& write_payload,
                                   const SaveOptions& options) {
   header.format_version = kFormatVersion;
-  header.hash_id = kHashIdXxh3DoubleHashing;
-  header.hash_seed = kHashSeed;
+  header.hash_id = IsRedisBloomKind(header.kind) ? kHashIdRedisBloomMurmur : kHashIdXxh3DoubleHashing;
+  header.hash_seed = IsRedisBloomKind(header.kind) ? 0 : kHashSeed;
   header.flags = 0;
   const auto raw_bytes = static_cast<std::size_t>(header.payload_bytes);
   std::vector<std::byte> out;
@@ -286,8 +295,8 @@ void RemoveStaleTemporaries(const std::filesystem::path& dir, std::string_view p
       const std::string_view rest = std::string_view(name).substr(prefix.size());
       long long pid = 0;
       const auto [next, err] = std::from_chars(rest.data(), rest.data() + rest.size(), pid);
-      if (err != std::errc() || next == rest.data() || next == rest.data() + rest.size() || *next != '.' ||
-          pid <= 0 || pid > std::numeric_limits<pid_t>::max() || pid == ::getpid()) {
+      if (err != std::errc() || next == rest.data() || next == rest.data() + rest.size() || *next != '.' || pid <= 0 ||
+          pid > std::numeric_limits<pid_t>::max() || pid == ::getpid()) {
         continue;
       }
       if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge

@@ -172,6 +172,10 @@ Result<FilterParameters> CalculateParameters(std::uint64_t capacity, double fp_r
       out.expected_fp_rate = sizing->expected_fp_rate;
       break;
     }
+    case FilterKind::kRedisBloomScalable:
+    case FilterKind::kRedisBloomCuckoo:
+      return MakeError(ErrorCode::kUnsupported, FilterKindName(kind),
+                       " filters size themselves as RedisBloom does (redisbloom.h)");
   }
   out.bits_per_key = static_cast<double>(out.num_bits) / n;
   return out;
@@ -214,6 +218,10 @@ Result<FilterParameters> CalculateFpRateForBits(std::uint64_t capacity, std::uin
     }
     case FilterKind::kCuckoo:
       return MakeError(ErrorCode::kUnsupported, "cuckoo sizing is computed by CuckooFilter (cuckoo_filter.h)");
+    case FilterKind::kRedisBloomScalable:
+    case FilterKind::kRedisBloomCuckoo:
+      return MakeError(ErrorCode::kUnsupported, FilterKindName(kind),
+                       " filters size themselves as RedisBloom does (redisbloom.h)");
   }
   out.fp_rate = out.expected_fp_rate;
   out.bits_per_key = static_cast<double>(out.num_bits) / n;

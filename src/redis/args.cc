@@ -137,7 +137,15 @@ Result<ModuleConfig> ParseModuleArgs(Args args) {
       }
       return *v;
     };
-    if (EqualsIgnoreCase(name, "IDENTITY")) {
+    if (EqualsIgnoreCase(name, "FORMAT")) {
+      if (EqualsIgnoreCase(text, "redisbloom")) {
+        config.format = FilterFormat::kRedisBloom;
+      } else if (EqualsIgnoreCase(text, "native")) {
+        config.format = FilterFormat::kNative;
+      } else {
+        return Error(ErrorCode::kInvalidArgument, "FORMAT must be redisbloom or native, got " + Quote(text));
+      }
+    } else if (EqualsIgnoreCase(name, "IDENTITY")) {
       if (EqualsIgnoreCase(text, "bloomkit")) {
         config.identity = ModuleIdentity::kBloomkit;
       } else if (EqualsIgnoreCase(text, "redisbloom")) {
@@ -211,12 +219,12 @@ Result<ModuleConfig> ParseModuleArgs(Args args) {
       }
       config.scandump_chunk_bytes = *v;
     } else {
-      return Error(
-          ErrorCode::kInvalidArgument,
-          "unknown module argument " + Quote(name) +
-              " (valid: IDENTITY, ERROR_RATE, INITIAL_SIZE, CAPACITY, EXPANSION, CF_INITIAL_SIZE, CF_BUCKETSIZE, "
-              "CF_MAX_ITERATIONS, CF_EXPANSION, CF_MAX_EXPANSIONS, CF_FINGERPRINT_BITS, "
-              "CBF_COUNTER_BITS, MAX_FILTER_BYTES, SCANDUMP_CHUNK_BYTES)");
+      return Error(ErrorCode::kInvalidArgument,
+                   "unknown module argument " + Quote(name) +
+                       " (valid: FORMAT, IDENTITY, ERROR_RATE, INITIAL_SIZE, CAPACITY, EXPANSION, CF_INITIAL_SIZE, "
+                       "CF_BUCKETSIZE, "
+                       "CF_MAX_ITERATIONS, CF_EXPANSION, CF_MAX_EXPANSIONS, CF_FINGERPRINT_BITS, "
+                       "CBF_COUNTER_BITS, MAX_FILTER_BYTES, SCANDUMP_CHUNK_BYTES)");
     }
   }
   return config;
@@ -258,8 +266,6 @@ Result<BfInsertArgs> ParseBfInsert(Args args, const ModuleConfig& config) {
   out.create.error_rate = config.error_rate;
   out.create.capacity = config.initial_size;
   out.create.expansion = config.expansion;
-  bool has_rate = false;
-  bool has_capacity = false;
   bool has_expansion = false;
   bool saw_items = false;
   std::size_t i = 0;
@@ -292,13 +298,11 @@ Result<BfInsertArgs> ParseBfInsert(Args args, const ModuleConfig& config) {
       if (!rate) return ArgError(reply::kInsertBadErrorRate, Quote(value), " is not a number");
       if (*rate <= 0 || *rate >= 1) return ArgError(reply::kBadArgument, "ERROR must be in (0, 1), got ", *rate);
       out.create.error_rate = *rate;
-      has_rate = true;
     } else if (is_capacity) {
       const auto capacity = ParseInt64(value);
       if (!capacity) return ArgError(reply::kInsertBadCapacity, Quote(value), " is not an integer");
       if (*capacity < 1) return ArgError(reply::kBadArgument, "CAPACITY must be >= 1, got ", *capacity);
       out.create.capacity = static_cast<std::uint64_t>(*capacity);
-      has_capacity = true;
     } else {
       const auto e = ParseInt64(value);
       if (!e) return ArgError(reply::kInsertBadExpansion, Quote(value), " is not an integer");
@@ -310,9 +314,6 @@ Result<BfInsertArgs> ParseBfInsert(Args args, const ModuleConfig& config) {
     }
   }
   if (!saw_items || i == args.size()) return Error(kArityError, "ITEMS and at least one item are required");
-  if (out.nocreate && (has_rate || has_capacity)) {
-    return ArgError(reply::kBadArgument, "NOCREATE cannot be combined with CAPACITY or ERROR");
-  }
   if (has_expansion && out.create.nonscaling)
     return Error(ErrorCode::kInvalidArgument, std::string(reply::kNonScalingExpand));
   if (out.create.capacity > kMaxCapacity) return ArgError(reply::kBadArgument, "CAPACITY too large");

@@ -21,6 +21,12 @@ namespace bloomkit::redis {
 
 using Args = std::span<const std::string_view>;
 
+// The layout of filters that BF.RESERVE/BF.ADD/BF.INSERT/CF.RESERVE/CF.ADD/CF.INSERT
+// create (FORMAT): RedisBloom's (types MBbloom-- and MBbloomCF, bit-exact answers, sizes
+// and dumps) or bloomkit's own (checksummed dumps, BF.MERGE, XXH3, 64-bit capacities).
+// Keys that exist keep the format they have.
+enum class FilterFormat { kRedisBloom, kNative };
+
 // The name and version the module gives Redis (IDENTITY), seen in MODULE LIST and INFO
 // modules: bloomkit's own, or RedisBloom's ("bf", 20820 for 2.8.20) for tools that look
 // for that module by name and version.
@@ -28,6 +34,7 @@ enum class ModuleIdentity { kBloomkit, kRedisBloom };
 
 // Defaults at --loadmodule time. Names follow RedisBloom's where it has one.
 struct ModuleConfig {
+  FilterFormat format = FilterFormat::kRedisBloom;            // FORMAT: redisbloom or native
   ModuleIdentity identity = ModuleIdentity::kBloomkit;        // IDENTITY: bloomkit or redisbloom
   double error_rate = 0.01;                                   // ERROR_RATE: BF.ADD/MADD/INSERT auto-create
   std::uint64_t initial_size = 100;                           // INITIAL_SIZE (or CAPACITY)

@@ -244,6 +244,14 @@ Status BfInfo(Command& cmd) {
       cmd.Null();
     }
   };
+  auto one = [&](const char* name) {
+    if (cmd.resp3()) {
+      cmd.Map(1);
+      cmd.SimpleString(name);
+    } else {
+      cmd.Array(1);
+    }
+  };
   switch (field.value()) {
     case BfInfoField::kAll:
       cmd.Map(5);
@@ -258,11 +266,12 @@ Status BfInfo(Command& cmd) {
       cmd.SimpleString("Expansion rate");
       reply_expansion();
       return {};
-    case BfInfoField::kCapacity: cmd.Array(1), cmd.Int(capacity); return {};
-    case BfInfoField::kSize: cmd.Array(1), cmd.Int(size); return {};
-    case BfInfoField::kFilters: cmd.Array(1), cmd.Int(filters); return {};
-    case BfInfoField::kItems: cmd.Array(1), cmd.Int(items); return {};
-    case BfInfoField::kExpansion: cmd.Array(1), reply_expansion(); return {};
+    // One field: a one-entry map under RESP3, a one-element array under RESP2.
+    case BfInfoField::kCapacity: one("Capacity"), cmd.Int(capacity); return {};
+    case BfInfoField::kSize: one("Size"), cmd.Int(size); return {};
+    case BfInfoField::kFilters: one("Number of filters"), cmd.Int(filters); return {};
+    case BfInfoField::kItems: one("Number of items inserted"), cmd.Int(items); return {};
+    case BfInfoField::kExpansion: one("Expansion rate"), reply_expansion(); return {};
   }
   return ReplyError(reply::kInternal);
 }

@@ -101,11 +101,13 @@ Status InsertCommon(Command& cmd, const CfCreateArgs& create, bool autocreate, s
     cmd.Bool(o.result == 1);
     return {};
   }
+  // CF.INSERT's did-not-fit is false under RESP3 (-1 under RESP2), as in RedisBloom.
+  const bool booleans = cmd.resp3() && !nx;
   cmd.Array(static_cast<long>(outcomes.size()));
   for (const AddOutcome& o : outcomes) {
     if (!o.error.empty()) {
       cmd.ErrorReply(o.error);
-    } else if (nx || o.result < 0) {
+    } else if (!booleans && (nx || o.result < 0)) {
       cmd.Int(o.result);
     } else {
       cmd.Bool(o.result == 1);

@@ -12,6 +12,8 @@
 #include "bloomkit/allocator.h"
 #include "commands.h"
 #include "filter_value.h"
+#include "redisbloom_commands.h"
+#include "redisbloom_type.h"
 
 namespace bloomkit::redis {
 namespace {
@@ -150,29 +152,32 @@ constexpr RedisModuleCmdFunc Cmd() {
 // Flags: "write" / "readonly" for replication and replicas, "deny-oom" on anything that
 // may allocate, "fast" on O(1)-in-the-key commands (RedisBloom marks the same).
 const CommandSpec kCommands[] = {
-    {"bf.reserve", Cmd<BfReserve>(), "write deny-oom", Access::kCreate},
-    {"bf.add", Cmd<BfAdd>(), "write deny-oom fast", Access::kWrite},
-    {"bf.madd", Cmd<BfMadd>(), "write deny-oom", Access::kWrite},
-    {"bf.insert", Cmd<BfInsert>(), "write deny-oom", Access::kWrite},
-    {"bf.exists", Cmd<BfExists>(), "readonly fast", Access::kRead},
-    {"bf.mexists", Cmd<BfMexists>(), "readonly", Access::kRead},
-    {"bf.info", Cmd<BfInfo>(), "readonly fast", Access::kRead},
-    {"bf.card", Cmd<BfCard>(), "readonly fast", Access::kRead},
-    {"bf.scandump", Cmd<BfScanDump>(), "readonly", Access::kRead},
-    {"bf.loadchunk", Cmd<BfLoadChunk>(), "write deny-oom", Access::kCreate},
+    {"bf.reserve", Cmd<RouteBfReserve>(), "write deny-oom", Access::kCreate},
+    {"bf.add", Cmd<RouteBfAdd>(), "write deny-oom fast", Access::kWrite},
+    {"bf.madd", Cmd<RouteBfMadd>(), "write deny-oom", Access::kWrite},
+    {"bf.insert", Cmd<RouteBfInsert>(), "write deny-oom", Access::kWrite},
+    {"bf.exists", Cmd<RouteBfExists>(), "readonly fast", Access::kRead},
+    {"bf.mexists", Cmd<RouteBfMexists>(), "readonly", Access::kRead},
+    {"bf.info", Cmd<RouteBfInfo>(), "readonly fast", Access::kRead},
+    {"bf.card", Cmd<RouteBfCard>(), "readonly fast", Access::kRead},
+    {"bf.debug", Cmd<RouteBfDebug>(), "readonly", Access::kRead},
+    {"bf.scandump", Cmd<RouteBfScanDump>(), "readonly", Access::kRead},
+    {"bf.loadchunk", Cmd<RouteBfLoadChunk>(), "write deny-oom", Access::kCreate},
     {"bf.merge", Cmd<BfMerge>(), "write deny-oom", Access::kWrite, true},
-    {"cf.reserve", Cmd<CfReserve>(), "write deny-oom", Access::kCreate},
-    {"cf.add", Cmd<CfAdd>(), "write deny-oom fast", Access::kWrite},
-    {"cf.addnx", Cmd<CfAddNx>(), "write deny-oom fast", Access::kWrite},
-    {"cf.insert", Cmd<CfInsert>(), "write deny-oom", Access::kWrite},
-    {"cf.insertnx", Cmd<CfInsertNx>(), "write deny-oom", Access::kWrite},
-    {"cf.exists", Cmd<CfExists>(), "readonly fast", Access::kRead},
-    {"cf.mexists", Cmd<CfMexists>(), "readonly", Access::kRead},
-    {"cf.del", Cmd<CfDel>(), "write fast", Access::kWrite},
-    {"cf.count", Cmd<CfCount>(), "readonly fast", Access::kRead},
-    {"cf.info", Cmd<CfInfo>(), "readonly fast", Access::kRead},
-    {"cf.scandump", Cmd<CfScanDump>(), "readonly", Access::kRead},
-    {"cf.loadchunk", Cmd<CfLoadChunk>(), "write deny-oom", Access::kCreate},
+    {"cf.reserve", Cmd<RouteCfReserve>(), "write deny-oom", Access::kCreate},
+    {"cf.add", Cmd<RouteCfAdd>(), "write deny-oom fast", Access::kWrite},
+    {"cf.addnx", Cmd<RouteCfAddNx>(), "write deny-oom fast", Access::kWrite},
+    {"cf.insert", Cmd<RouteCfInsert>(), "write deny-oom", Access::kWrite},
+    {"cf.insertnx", Cmd<RouteCfInsertNx>(), "write deny-oom", Access::kWrite},
+    {"cf.exists", Cmd<RouteCfExists>(), "readonly fast", Access::kRead},
+    {"cf.mexists", Cmd<RouteCfMexists>(), "readonly", Access::kRead},
+    {"cf.del", Cmd<RouteCfDel>(), "write fast", Access::kWrite},
+    {"cf.count", Cmd<RouteCfCount>(), "readonly fast", Access::kRead},
+    {"cf.info", Cmd<RouteCfInfo>(), "readonly fast", Access::kRead},
+    {"cf.debug", Cmd<RouteCfDebug>(), "readonly", Access::kRead},
+    {"cf.compact", Cmd<RouteCfCompact>(), "write", Access::kWrite},
+    {"cf.scandump", Cmd<RouteCfScanDump>(), "readonly", Access::kRead},
+    {"cf.loadchunk", Cmd<RouteCfLoadChunk>(), "write deny-oom", Access::kCreate},
     {"cbf.reserve", Cmd<CbfReserve>(), "write deny-oom", Access::kCreate},
     {"cbf.add", Cmd<CbfAdd>(), "write deny-oom fast", Access::kWrite},
     {"cbf.del", Cmd<CbfDel>(), "write fast", Access::kWrite},
@@ -274,6 +279,7 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   }
 
   if (!CreateType<BfFamily>(ctx) || !CreateType<CfFamily>(ctx) || !CreateType<CbfFamily>(ctx)) return kErr;
+  if (!CreateRedisBloomTypes(ctx)) return kErr;
 
   for (const CommandSpec& spec : kCommands) {
     const int last = spec.merge ? -1 : 1;
@@ -283,10 +289,11 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     SetKeySpecs(ctx, spec);
   }
   rm.Log(ctx, "notice",
-         "bloomkit: loaded as %s (ERROR_RATE %g, INITIAL_SIZE %llu, EXPANSION %u, CF_INITIAL_SIZE %llu, "
+         "bloomkit: loaded as %s (FORMAT %s, ERROR_RATE %g, INITIAL_SIZE %llu, EXPANSION %u, CF_INITIAL_SIZE %llu, "
          "CF_BUCKETSIZE %u, CF_MAX_ITERATIONS %u, CF_EXPANSION %u, CF_FINGERPRINT_BITS %u, "
          "MAX_FILTER_BYTES %llu)",
-         name, g_config.error_rate, static_cast<unsigned long long>(g_config.initial_size), g_config.expansion,
+         name, g_config.format == FilterFormat::kRedisBloom ? "redisbloom" : "native", g_config.error_rate,
+         static_cast<unsigned long long>(g_config.initial_size), g_config.expansion,
          static_cast<unsigned long long>(g_config.cf_initial_size), g_config.cf_bucket_size, g_config.cf_max_iterations,
          g_config.cf_expansion, g_config.cf_fingerprint_bits,
          static_cast<unsigned long long>(g_config.max_filter_bytes));

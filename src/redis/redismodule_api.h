@@ -200,6 +200,12 @@ inline constexpr uint64_t kKeyInsert = 1ULL << 6;
   X(uint64_t, LoadUnsigned, (RedisModuleIO * io), true)                                                      \
   X(void, SaveStringBuffer, (RedisModuleIO * io, const char* str, size_t len), true)                         \
   X(char*, LoadStringBuffer, (RedisModuleIO * io, size_t * lenptr), true)                                    \
+  X(void, SaveSigned, (RedisModuleIO * io, int64_t value), true)                                             \
+  X(int64_t, LoadSigned, (RedisModuleIO * io), true)                                                         \
+  X(void, SaveDouble, (RedisModuleIO * io, double value), true)                                              \
+  X(double, LoadDouble, (RedisModuleIO * io), true)                                                          \
+  X(void, SaveFloat, (RedisModuleIO * io, float value), true)                                                \
+  X(float, LoadFloat, (RedisModuleIO * io), true)                                                            \
   X(int, IsIOError, (RedisModuleIO * io), false)                                                             \
   X(void, SetModuleOptions, (RedisModuleCtx * ctx, int options), false)                                      \
   X(void, EmitAOF, (RedisModuleIO * io, const char* cmdname, const char* fmt, ...), true)                    \

@@ -62,6 +62,21 @@ inline constexpr std::string_view kChunkTooLong = "ERR chunk runs past the end o
 inline constexpr std::string_view kChunkInvalid = "ERR invalid dump";
 inline constexpr std::string_view kFilterLoading = "ERR filter is still being loaded (LOADCHUNK)";
 
+// RedisBloom-format keys only (RedisBloom 2.8's texts).
+inline constexpr std::string_view kRbIteratorNotNumeric = "Second argument must be numeric";  // BF.SCANDUMP
+inline constexpr std::string_view kRbBucketSizeRange =
+    "BUCKETSIZE: value must be an integer between 1 and 255, inclusive.";
+inline constexpr std::string_view kRbMaxIterationsRange =
+    "MAXITERATIONS: value must be an integer between 1 and 65535, inclusive.";
+inline constexpr std::string_view kRbExpansionRange =
+    "EXPANSION: value must be an integer between 0 and 32768, inclusive.";
+inline constexpr std::string_view kRbCfCompactNotFound = "Cuckoo filter was not found";
+inline constexpr std::string_view kRbCfInvalidHeader = "Invalid header";
+inline constexpr std::string_view kRbCfCannotCreate = "Couldn't create filter!";
+inline constexpr std::string_view kRbCfBadChunk = "Couldn't load chunk!";
+inline constexpr std::string_view kRbBadHeader = "ERR invalid header";
+inline constexpr std::string_view kRbBadChunk = "ERR invalid chunk";
+
 // Generic.
 inline constexpr std::string_view kTooLarge = "ERR filter too large";
 inline constexpr std::string_view kOutOfMemory = "ERR out of memory";

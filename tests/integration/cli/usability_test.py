@@ -10,6 +10,7 @@ Same rules as cli_test.py (whose helpers this uses): the built binary as a real 
 on real files in a temporary directory.
 """
 
+import gzip
 import json
 import math
 import os
@@ -18,7 +19,7 @@ import sys
 import unittest
 
 import cli_test
-from cli_test import EXIT_DATA, EXIT_NONE_FOUND, EXIT_OK, EXIT_USAGE, CliTestCase, run, write_keys
+from cli_test import EXIT_DATA, EXIT_NONE_FOUND, EXIT_OK, EXIT_USAGE, CliTestCase, read_bytes, run, write_keys
 
 
 class DidYouMeanTest(CliTestCase):
@@ -184,6 +185,117 @@ class RemoveWarningTest(CliTestCase):
     def test_help_documents_the_risk(self):
         _, out, _ = run("remove", "--help", check=EXIT_OK)
         self.assertIn("never-added key is found, and removed, with the filter's false-positive rate", out.decode())
+
+
+class CompressedInputTest(CliTestCase):
+    """Key files compressed with gzip or zstd are read as their text; binary is refused."""
+
+    KEYS = [f"url:{i}" for i in range(5000)]
+
+    def setUp(self):
+        super().setUp()
+        self.text = "".join(k + "\n" for k in self.KEYS).encode()
+
+    def added_keys(self, *inputs, stdin=None):
+        bf = self.path("s.bf")
+        if os.path.exists(bf):
+            os.remove(bf)
+        run("create", bf, "--capacity", 20_000, "--fp-rate", "1e-6", check=EXIT_OK)
+        code, out, err = run("add", bf, *inputs, "--no-progress", "--json", stdin=stdin)
+        return code, (json.loads(out) if code == EXIT_OK else None), err
+
+    def test_gzip_and_zstd_files_give_the_plain_keys(self):
+        with open(self.path("k.gz"), "wb") as f:
+            f.write(gzip.compress(self.text))
+        with open(self.path("k.zst"), "wb") as f:
+            f.write(subprocess.run(["zstd", "-q", "-c"], input=self.text, capture_output=True, check=True).stdout)
+        for name in ("k.gz", "k.zst"):
+            code, doc, err = self.added_keys(self.path(name))
+            self.assertEqual(code, EXIT_OK, err)
+            self.assertEqual(doc["read"], 5000, name)
+            self.assertEqual(doc["count"], 5000, name)  # 5000 distinct keys at 1e-6: no repeats
+            _, out, _ = run("query", self.path("s.bf"), "-c", "--no-progress", stdin=self.text, check=EXIT_OK)
+            self.assertEqual(out, b"5000\n", name)
+
+    def test_stdin_and_concatenated_members(self):
+        half = len(self.text) // 2
+        cut = self.text.rindex(b"\n", 0, half) + 1
+        joined = gzip.compress(self.text[:cut]) + gzip.compress(self.text[cut:])
+        code, doc, err = self.added_keys(stdin=joined)
+        self.assertEqual(code, EXIT_OK, err)
+        self.assertEqual(doc["read"], 5000)
+
+    def test_truncated_and_corrupt_streams_are_errors(self):
+        packed = gzip.compress(self.text)
+        with open(self.path("cut.gz"), "wb") as f:
+            f.write(packed[: len(packed) // 2])
+        code, _, err = self.added_keys(self.path("cut.gz"))
+        self.assertEqual(code, EXIT_DATA)
+        self.assertOneLineError(err, "cut.gz: truncated gzip input")
+        bad = bytearray(packed)
+        bad[20:40] = b"\xff" * 20
+        with open(self.path("bad.gz"), "wb") as f:
+            f.write(bytes(bad))
+        code, _, err = self.added_keys(self.path("bad.gz"))
+        self.assertEqual(code, EXIT_DATA)
+        self.assertOneLineError(err, "bad.gz: ")
+        self.assertNotIn("Traceback", err)
+
+    def test_binary_input_is_refused_and_the_filter_unchanged(self):
+        bf = self.path("s.bf")
+        run("create", bf, "--capacity", 1000, check=EXIT_OK)
+        before = read_bytes(bf)
+        with open(self.path("bin"), "wb") as f:
+            f.write(b"ok\n" + bytes(range(256)) * 4)
+        code, _, err = run("add", bf, self.path("bin"), "--no-progress")
+        self.assertEqual(code, EXIT_DATA)
+        self.assertOneLineError(err, "bin: binary input (a NUL byte at offset 3)", "--null")
+        self.assertEqual(read_bytes(bf), before)
+        xz = subprocess.run(["xz", "-c"], input=self.text, capture_output=True, check=True).stdout
+        code, _, err = run("add", bf, "--no-progress", stdin=xz)
+        self.assertEqual(code, EXIT_DATA)
+        self.assertOneLineError(err, "(stdin): xz-compressed input is not supported")
+        # --null keys may hold any byte but NUL, so binary data is fine there.
+        code, _, err = run("add", bf, self.path("bin"), "--null", "--no-progress")
+        self.assertEqual(code, EXIT_OK, err)
+
+
+class MissingFileTest(CliTestCase):
+    def test_missing_filter_file_hints_at_create(self):
+        for command, has_create in (("add", True), ("dedup", True), ("query", False), ("remove", False)):
+            code, _, err = run(command, self.path("seen2.bf"), "--no-progress", stdin="a\n")
+            self.assertEqual(code, EXIT_DATA, command)
+            self.assertOneLineError(err, "seen2.bf: cannot open: No such file or directory (create it with: bloomkit create ")
+            self.assertEqual("--create --capacity N" in err, has_create, command)
+            self.assertFalse(os.path.exists(self.path("seen2.bf")))
+
+    def test_add_and_dedup_create_with_sizing_options(self):
+        bf = self.path("new.bf")
+        code, out, err = run("add", bf, "--create", "--capacity", "1K", "--fp-rate", "0.1%", "--kind", "blocked",
+                             "--no-progress", "--json", stdin="a\nb\n")
+        self.assertEqual(code, EXIT_OK, err)
+        self.assertEqual(json.loads(out)["count"], 2)
+        info = self.info(bf)
+        self.assertEqual((info["kind"], info["capacity"], info["fp_rate"]), ("blocked", 1000, 0.001))
+        # An existing file is used as it is: the sizing options do not recreate it.
+        run("add", bf, "--create", "--capacity", "5K", "--no-progress", stdin="c\n", check=EXIT_OK)
+        info = self.info(bf)
+        self.assertEqual((info["capacity"], info["count"]), (1000, 3))
+        # dedup --create, with a compressed payload; no keys still writes the file.
+        d = self.path("d.bf")
+        code, out, _ = run("dedup", d, "--create", "--capacity", 100, "--compress", "--no-progress", "-q",
+                           stdin="x\ny\nx\n")
+        self.assertEqual((code, out), (EXIT_OK, b"x\ny\n"))
+        self.assertTrue(self.info(d)["compressed"])
+        e = self.path("e.bf")
+        run("add", e, "--create", "--capacity", 10, "--no-progress", stdin="", check=EXIT_OK)
+        self.assertEqual(self.info(e)["count"], 0)
+
+    def test_create_needs_a_capacity(self):
+        code, _, err = run("add", self.path("n.bf"), "--create", "--no-progress", stdin="a\n")
+        self.assertEqual(code, EXIT_USAGE)
+        self.assertOneLineError(err, "n.bf: --create needs --capacity N")
+        self.assertFalse(os.path.exists(self.path("n.bf")))
 
 
 def main():

@@ -62,16 +62,19 @@ TEST(ModuleArgs, DefaultsMatchRedisBloom) {
   EXPECT_EQ(config->cf_max_iterations, 20U);
   EXPECT_EQ(config->cf_expansion, 1U);
   EXPECT_EQ(config->max_filter_bytes, 512ULL << 20);
+  EXPECT_EQ(config->format, FilterFormat::kRedisBloom);
   EXPECT_EQ(config->identity, ModuleIdentity::kBloomkit);
 }
 
-TEST(ModuleArgs, Identity) {
-  auto rb = ParseModuleArgs(V({"IDENTITY", "redisbloom"}));
-  ASSERT_TRUE(rb.ok()) << rb.error().message();
-  EXPECT_EQ(rb->identity, ModuleIdentity::kRedisBloom);
-  auto own = ParseModuleArgs(V({"identity", "BLOOMKIT"}));
-  ASSERT_TRUE(own.ok()) << own.error().message();
-  EXPECT_EQ(own->identity, ModuleIdentity::kBloomkit);
+TEST(ModuleArgs, FormatAndIdentity) {
+  auto native = ParseModuleArgs(V({"format", "NATIVE", "IDENTITY", "redisbloom"}));
+  ASSERT_TRUE(native.ok()) << native.error().message();
+  EXPECT_EQ(native->format, FilterFormat::kNative);
+  EXPECT_EQ(native->identity, ModuleIdentity::kRedisBloom);
+  auto redisbloom = ParseModuleArgs(V({"FORMAT", "redisbloom", "identity", "bloomkit"}));
+  ASSERT_TRUE(redisbloom.ok()) << redisbloom.error().message();
+  EXPECT_EQ(redisbloom->format, FilterFormat::kRedisBloom);
+  EXPECT_EQ(redisbloom->identity, ModuleIdentity::kBloomkit);
 }
 
 TEST(ModuleArgs, ParsesEveryName) {
@@ -111,6 +114,7 @@ TEST(ModuleArgs, BadArgumentsNameTheProblem) {
       {{"CF_BUCKETSIZE", "3"}, "CF_BUCKETSIZE must be 2, 4 or 8, got '3'"},
       {{"MAX_FILTER_BYTES", "12"}, "MAX_FILTER_BYTES must be a byte count in [4096, 1tb]"},
       {{"NOPE", "1"}, "unknown module argument 'NOPE'"},
+      {{"FORMAT", "bloom"}, "FORMAT must be redisbloom or native, got 'bloom'"},
       {{"IDENTITY", "bf"}, "IDENTITY must be bloomkit or redisbloom, got 'bf'"},
   };
   for (const Case& c : cases) {
@@ -144,8 +148,10 @@ TEST(BfReserve, ParsesOptionsAndRejectsRanges) {
 
 TEST(BfInsert, FindsItemsAfterOptions) {
   const ModuleConfig config;
+  // NOCREATE with CAPACITY/ERROR is accepted, as RedisBloom accepts it (they are unused).
   auto parsed = ParseBfInsert(V({"CAPACITY", "10", "ERROR", "0.5", "NOCREATE", "ITEMS", "a", "b"}), config);
-  ASSERT_FALSE(parsed.ok());  // NOCREATE with CAPACITY/ERROR is an error
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_TRUE(parsed->nocreate);
   parsed = ParseBfInsert(V({"CAPACITY", "10", "ERROR", "0.5", "ITEMS", "ITEMS", "b"}), config);
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(parsed->first_item, 5U);  // "ITEMS" after ITEMS is an item

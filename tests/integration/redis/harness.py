@@ -193,13 +193,17 @@ class Resp:
 
 
 class Server:
-    """One redis-server with bloomkit.so loaded, in its own temporary directory."""
+    """One redis-server with bloomkit.so loaded, in its own temporary directory.
 
-    def __init__(self, module_args=(), extra=(), directory=None, port=None, load_module=True):
+    `fmt` is the FORMAT module argument, the layout of the filters that commands create:
+    these tests check bloomkit's native filters unless they ask for "redisbloom", or for
+    the module's default (None)."""
+
+    def __init__(self, module_args=(), extra=(), directory=None, port=None, load_module=True, fmt="native"):
         self.port = port or free_port()
         self.owns_dir = directory is None
         self.dir = directory or tempfile.mkdtemp(prefix="bloomkit-redis-")
-        self.module_args = list(module_args)
+        self.module_args = (["FORMAT", fmt] if fmt else []) + list(module_args)
         self.extra = list(extra)
         self.load_module = load_module
         self.proc = None

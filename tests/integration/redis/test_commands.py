@@ -40,6 +40,16 @@ class Shapes:
         self.t.assertEqual(len(reply) % 2, 0)
         return list(zip(reply[0::2], reply[1::2]))
 
+    def field(self, reply):
+        """The value of BF.INFO key FIELD: a one-entry map under RESP3, a list under RESP2."""
+        if self.p == 3:
+            self.t.assertIsInstance(reply, dict)
+            self.t.assertEqual(len(reply), 1, reply)
+            return list(reply.values())[0]
+        self.t.assertIsInstance(reply, list)
+        self.t.assertEqual(len(reply), 1, reply)
+        return reply[0]
+
     def error(self, reply, prefix):
         self.t.assertIsInstance(reply, ReplyError, reply)
         self.t.assertTrue(reply.message.startswith(prefix), "%r does not start with %r" % (reply.message, prefix))
@@ -104,16 +114,16 @@ class CommandTest(unittest.TestCase):
             self.assertEqual(values[b"Expansion rate"], 2)
             self.assertGreater(values[b"Size"], 1000 * 14 // 8)  # >= 14.4 bits/key at 0.1%
             for field, expected in (("CAPACITY", 1000), ("FILTERS", 1), ("ITEMS", 0), ("EXPANSION", 2)):
-                self.assertEqual(c.call("BF.INFO", "r", field), [expected])
-            self.assertEqual(c.call("BF.INFO", "r", "size"), [values[b"Size"]])
+                self.assertEqual(s.field(c.call("BF.INFO", "r", field)), expected)
+            self.assertEqual(s.field(c.call("BF.INFO", "r", "size")), values[b"Size"])
             s.error(c.call("BF.INFO", "r", "bogus"), "Invalid information value")
             s.error(c.call("BF.INFO", "missing"), "ERR not found")
             # NONSCALING: expansion reported as nil.
             self.assertEqual(c.call("BF.RESERVE", "ns", "0.01", "10", "NONSCALING"), Simple(b"OK"))
             self.assertIsNone(dict(s.info(c.call("BF.INFO", "ns")))[b"Expansion rate"])
-            self.assertEqual(c.call("BF.INFO", "ns", "EXPANSION"), [None])
+            self.assertEqual(s.field(c.call("BF.INFO", "ns", "EXPANSION")), None)
             self.assertEqual(c.call("BF.RESERVE", "ex", "0.01", "10", "EXPANSION", "4"), Simple(b"OK"))
-            self.assertEqual(c.call("BF.INFO", "ex", "EXPANSION"), [4])
+            self.assertEqual(s.field(c.call("BF.INFO", "ex", "EXPANSION")), 4)
 
         self.each_protocol(body)
 
@@ -157,15 +167,15 @@ class CommandTest(unittest.TestCase):
         def body(c, s):
             s.booleans(c.call("BF.INSERT", "ins", "CAPACITY", "1000", "ERROR", "0.001", "EXPANSION", "3",
                               "ITEMS", "a", "b", "a"), [True, True, False])
-            self.assertEqual(c.call("BF.INFO", "ins", "CAPACITY"), [1000])
-            self.assertEqual(c.call("BF.INFO", "ins", "EXPANSION"), [3])
+            self.assertEqual(s.field(c.call("BF.INFO", "ins", "CAPACITY")), 1000)
+            self.assertEqual(s.field(c.call("BF.INFO", "ins", "EXPANSION")), 3)
             # Options are ignored for an existing filter.
             s.booleans(c.call("BF.INSERT", "ins", "CAPACITY", "5", "ITEMS", "c"), [True])
-            self.assertEqual(c.call("BF.INFO", "ins", "CAPACITY"), [1000])
+            self.assertEqual(s.field(c.call("BF.INFO", "ins", "CAPACITY")), 1000)
             s.error(c.call("BF.INSERT", "nope", "NOCREATE", "ITEMS", "a"), "ERR not found")
             self.assertEqual(c.call("EXISTS", "nope"), 0)
             s.booleans(c.call("BF.INSERT", "ns", "NONSCALING", "ITEMS", "x"), [True])
-            self.assertIsNone(c.call("BF.INFO", "ns", "EXPANSION")[0])
+            self.assertIsNone(s.field(c.call("BF.INFO", "ns", "EXPANSION")))
             s.error(c.call("BF.INSERT", "k", "CAPACITY", "abc", "ITEMS", "a"), "Bad capacity")
             s.error(c.call("BF.INSERT", "k", "ERROR", "abc", "ITEMS", "a"), "Bad error rate")
             s.error(c.call("BF.INSERT", "k", "EXPANSION", "abc", "ITEMS", "a"), "Bad expansion")
@@ -173,7 +183,8 @@ class CommandTest(unittest.TestCase):
             s.error(c.call("BF.INSERT", "k", "FOO", "ITEMS", "a"), "Unknown argument received")
             s.error(c.call("BF.INSERT", "k", "CAPACITY", "10", "ITEMS"), "ERR wrong number of arguments")
             s.error(c.call("BF.INSERT", "k", "CAPACITY", "10", "a"), "Unknown argument received")
-            s.error(c.call("BF.INSERT", "k", "NOCREATE", "CAPACITY", "10", "ITEMS", "a"), "Bad argument received")
+            s.error(c.call("BF.INSERT", "k", "NOCREATE", "CAPACITY", "10", "ERROR", "0.1", "ITEMS", "a"),
+                    "ERR not found")
 
         self.each_protocol(body)
 
@@ -289,7 +300,13 @@ class CommandTest(unittest.TestCase):
             c.ok("CF.RESERVE", "small", "4", "EXPANSION", "0")
             replies = [c.call("CF.ADD", "small", "i%d" % i) for i in range(64)]
             self.assertIn(ReplyError("Filter is full"), replies)
+            # Did not fit: -1 under RESP2, false under RESP3 (INSERTNX: -1 under both).
             self.assertIn(-1, c.call("CF.INSERT", "small", "ITEMS", *["j%d" % i for i in range(16)]))
+            with self.server.client(protocol=3) as c3:
+                did_not_fit = c3.call("CF.INSERT", "small", "ITEMS", *["l%d" % i for i in range(16)])
+                self.assertTrue(all(type(x) is bool for x in did_not_fit), did_not_fit)
+                self.assertIn(False, did_not_fit)
+                self.assertIn(-1, c3.call("CF.INSERTNX", "small", "ITEMS", *["m%d" % i for i in range(16)]))
             self.assertIn(-1, c.call("CF.INSERTNX", "small", "ITEMS", *["k%d" % i for i in range(16)]))
 
     @time_limit(30)

@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: Apache-2.0
+# Type stubs of the extension module bloomkit._bloomkit (re-exported by bloomkit).
+from __future__ import annotations
+
+import os
+from typing import Any, ClassVar, Iterable, TypeVar, Union
+
+
+Key = Union[str, bytes, bytearray, memoryview]
+Buffer = Union[bytes, bytearray, memoryview]
+WritableBuffer = Union[bytearray, memoryview]
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+
+DEFAULT_MAX_MEMORY: int
+FORMAT_VERSION: int
+
+_F = TypeVar("_F", bound="_Filter")
+
+class _Filter:
+    """What every kind has (not a real base class at runtime)."""
+
+    kind: ClassVar[str]
+    can_remove: ClassVar[bool]
+    def add(self, key: Key, /) -> None: ...
+    def add_if_absent(self, key: Key, /) -> bool: ...
+    def __contains__(self, key: object, /) -> bool: ...
+    def update(self, keys: Iterable[Key]) -> None: ...
+    def contains_many(self, keys: Iterable[Key]) -> list[bool]: ...
+    def contains_into(self, keys: Iterable[Key], out: WritableBuffer) -> int: ...
+    def add_file(self, path: PathLike, separator: bytes = b"\n", keep_cr: bool = False) -> int: ...
+    def __len__(self) -> int: ...
+    @property
+    def count(self) -> int: ...
+    def estimated_count(self) -> int: ...
+    @property
+    def estimated_fp_rate(self) -> float: ...
+    @property
+    def expected_fp_rate(self) -> float: ...
+    @property
+    def fp_rate(self) -> float: ...
+    @property
+    def capacity(self) -> int: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    def info(self) -> dict[str, Any]: ...
+    def clear(self) -> None: ...
+    def copy(self: _F) -> _F: ...
+    def __copy__(self: _F) -> _F: ...
+    def __deepcopy__(self: _F, memo: Any) -> _F: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __ne__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def to_bytes(self, *, compress: bool = False) -> bytes: ...
+    @classmethod
+    def from_bytes(cls: type[_F], data: Buffer, *, max_memory: int = ...) -> _F: ...
+    def save(self, path: PathLike, *, compress: bool = False) -> None: ...
+    @classmethod
+    def load(cls: type[_F], path: PathLike, *, max_memory: int = ...) -> _F: ...
+    def __getstate__(self) -> bytes: ...
+    def __setstate__(self, state: bytes) -> None: ...
+
+class _Mergeable(_Filter):
+    def __or__(self: _F, other: _F) -> _F: ...
+    def __ior__(self: _F, other: _F) -> _F: ...
+    def union(self: _F, other: _F) -> _F: ...
+
+class _Intersectable(_Mergeable):
+    def __and__(self: _F, other: _F) -> _F: ...
+    def __iand__(self: _F, other: _F) -> _F: ...
+    def intersection(self: _F, other: _F) -> _F: ...
+
+class _Removable(_Filter):
+    def discard(self, key: Key) -> bool: ...
+    def remove(self, key: Key) -> None: ...
+    def key_count(self, key: Key) -> int: ...
+
+class BloomFilter(_Intersectable):
+    def __init__(
+        self,
+        capacity: int = 0,
+        fp_rate: float = 0.01,
+        *,
+        num_bits: int = 0,
+        num_hashes: int = 0,
+        max_memory: int = ...,
+    ) -> None: ...
+
+class BlockedBloomFilter(_Intersectable):
+    def __init__(
+        self,
+        capacity: int = 0,
+        fp_rate: float = 0.01,
+        *,
+        num_bits: int = 0,
+        num_hashes: int = 0,
+        max_memory: int = ...,
+    ) -> None: ...
+
+class ConcurrentBloomFilter(_Filter):
+    def __init__(
+        self,
+        capacity: int = 0,
+        fp_rate: float = 0.01,
+        *,
+        num_bits: int = 0,
+        num_hashes: int = 0,
+        max_memory: int = ...,
+    ) -> None: ...
+    def snapshot(self) -> BloomFilter: ...
+
+class ConcurrentBlockedBloomFilter(_Filter):
+    def __init__(
+        self,
+        capacity: int = 0,
+        fp_rate: float = 0.01,
+        *,
+        num_bits: int = 0,
+        num_hashes: int = 0,
+        max_memory: int = ...,
+    ) -> None: ...
+    def snapshot(self) -> BlockedBloomFilter: ...
+
+class CountingBloomFilter(_Removable):
+    def __init__(
+        self,
+        capacity: int = 0,
+        fp_rate: float = 0.01,
+        *,
+        counter_bits: int = 4,
+        num_counters: int = 0,
+        num_hashes: int = 0,
+        max_memory: int = ...,
+    ) -> None: ...
+
+class ScalableBloomFilter(_Mergeable):
+    def __init__(
+        self,
+        capacity: int = 100,
+        fp_rate: float = 0.01,
+        *,
+        growth: int = 2,
+        tightening: float = 0.5,
+        scaling: bool = True,
+        max_stages: int = 64,
+        max_memory: int = ...,
+    ) -> None: ...
+
+class CuckooFilter(_Removable):
+    def __init__(
+        self,
+        capacity: int = 0,
+        fp_rate: float = 0.01,
+        *,
+        bucket_size: int = 4,
+        fingerprint_bits: int = 0,
+        max_kicks: int = 500,
+        expansion: int = 1,
+        max_filters: int = 32,
+        max_memory: int = ...,
+    ) -> None: ...
+
+AnyFilter = Union[
+    BloomFilter,
+    BlockedBloomFilter,
+    CountingBloomFilter,
+    ScalableBloomFilter,
+    CuckooFilter,
+    ConcurrentBloomFilter,
+    ConcurrentBlockedBloomFilter,
+]
+
+def load(path: PathLike, *, max_memory: int = ..., concurrent: bool = False) -> AnyFilter: ...
+def from_bytes(data: Buffer, *, max_memory: int = ..., concurrent: bool = False) -> AnyFilter: ...
+def inspect(path: PathLike, *, max_memory: int = ...) -> dict[str, Any]: ...
+def error_code_name(code: int) -> str: ...

@@ -1,0 +1,1088 @@
+// SPDX-License-Identifier: Apache-2.0
+// bloomkit._bloomkit: the Python binding of the core filters (pybind11).
+//
+// One template binds every kind: BindFilter<F> adds the set-like surface and whatever
+// the kind supports (discard/remove, |, &, key counts). The Python package (bloomkit/)
+// re-exports the classes and adds the error classes and helpers written in Python.
+//
+// Threads. Each Python object holds its filter in a Box with a shared mutex and a count
+// of the calls on it that run with the GIL released (batches, files). A call made with
+// the GIL held while that count is 0 cannot overlap any other call on the filter (they
+// all need the GIL), so it takes no lock: that keeps `key in f` lean. Otherwise it
+// releases the GIL and takes the mutex, shared for queries and exclusive for changes
+// (for the concurrent kinds adds are lock-free, so they only need it shared). Every
+// Python object is therefore safe to share between threads; the concurrent kinds let
+// batches of adds from several threads run in parallel.
+//
+// Hot paths. `key in f` is the type's sq_contains slot and `add`/`add_if_absent` are
+// METH_O methods written against the C API: pybind11's argument dispatch costs more
+// than the filter's probe for a short key (docs/BENCHMARKS.md, "Python").
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "bloomkit/bloomkit.h"
+#include "keys.h"
+
+namespace py = pybind11;
+
+namespace bloomkit::python {
+
+void SetKeyTypeError(PyObject* key) {
+  PyErr_Format(PyExc_TypeError,
+               "bloomkit keys are str, bytes, bytearray or memoryview, not %.100s: pass str(key) for text, "
+               "or bytes (e.g. key.to_bytes(8, 'little') for an int); Python's hash() differs between "
+               "processes, so bloomkit never uses it",
+               Py_TYPE(key)->tp_name);
+}
+
+namespace {
+
+// Batches go through the core in chunks of this many keys: the copied keys of one chunk
+// stay in cache and a generator of billions of keys needs bounded memory.
+constexpr std::size_t kChunkKeys = std::size_t{1} << 16;
+// add_file: read size and the longest key accepted (as the CLI's KeyReader).
+constexpr std::size_t kFileBufferBytes = std::size_t{1} << 20;
+constexpr std::size_t kMaxFileKeyBytes = std::size_t{64} << 20;
+
+// ---------------------------------------------------------------------------------------
+// Errors: the Python exception of each ErrorCode lives in bloomkit/_errors.py.
+
+[[noreturn]] void Throw(const Error& error) {
+  py::object exc =
+      py::module_::import("bloomkit._errors").attr("_make")(static_cast<int>(error.code()), error.message());
+  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
+  throw py::error_already_set();
+}
+
+void Check(const Status& status) {
+  if (!status.ok()) Throw(status.error());
+}
+
+template <typename T>
+T Take(Result<T>&& result) {
+  if (!result.ok()) Throw(result.error());
+  return std::move(result).value();
+}
+
+// ---------------------------------------------------------------------------------------
+// Kinds and what each can do.
+
+template <typename F>
+constexpr bool kConcurrent =
+    std::is_same_v<F, ConcurrentBloomFilter> || std::is_same_v<F, ConcurrentBlockedBloomFilter>;
+template <typename F>
+constexpr bool kCanRemove = requires(F& f, std::string_view key) {
+  { f.Remove(key) } -> std::same_as<bool>;
+};
+template <typename F>
+constexpr bool kCanMerge = requires(F& f, const F& other) {
+  f.Merge(other);
+};
+template <typename F>
+constexpr bool kCanIntersect = requires(F& f, const F& other) {
+  f.Intersect(other);
+};
+template <typename F>
+constexpr bool kHasBatch = requires(F& f, std::span<const std::string_view> keys) {
+  f.AddBatch(keys);
+};
+template <typename F>
+constexpr bool kHasKeyCount = requires(const F& f, std::string_view key) {
+  f.Count(key);
+};
+
+template <typename F>
+struct Box {
+  explicit Box(F f) : filter(std::move(f)) {}
+  F filter;
+  mutable std::shared_mutex mutex;
+  // Calls on this filter running with the GIL released; changed with the GIL held.
+  std::atomic<int> released{0};
+};
+
+// The Box of a pybind11 instance, or nullptr with a Python error set.
+template <typename F>
+Box<F>* SelfBox(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  void* value = nullptr;
+  if (inst->simple_layout) {
+    value = inst->simple_value_holder[0];
+  } else {
+    try {
+      value = py::handle(self).cast<Box<F>*>();
+    } catch (const std::exception&) {
+      value = nullptr;
+    }
+  }
+  if (value == nullptr) PyErr_SetString(PyExc_TypeError, "bloomkit filter object is not initialized");
+  return static_cast<Box<F>*>(value);
+}
+
+// Runs fn() with the GIL released and the box's mutex held (exclusive if `write`).
+template <typename F, typename Fn>
+decltype(auto) Unlocked(const Box<F>& box, bool write, Fn&& fn) {
+  auto& released = const_cast<std::atomic<int>&>(box.released);
+  released.fetch_add(1, std::memory_order_relaxed);
+  struct Done {
+    std::atomic<int>& count;
+    ~Done() { count.fetch_sub(1, std::memory_order_relaxed); }
+  } done{released};
+  py::gil_scoped_release nogil;
+  if (write) {
+    std::unique_lock lock(box.mutex);
+    return std::forward<Fn>(fn)();
+  }
+  std::shared_lock lock(box.mutex);
+  return std::forward<Fn>(fn)();
+}
+
+// Runs fn() with the GIL held on the filter: directly when no call on the filter runs
+// without the GIL, else under the mutex, which is waited for with the GIL released (the
+// holder of the mutex never waits for the GIL while holding it, so no deadlock).
+template <typename F, typename Fn>
+decltype(auto) WithGil(const Box<F>& box, bool write, Fn&& fn) {
+  if (box.released.load(std::memory_order_relaxed) == 0) return std::forward<Fn>(fn)();
+  if (write) {
+    std::unique_lock lock(box.mutex, std::defer_lock);
+    {
+      py::gil_scoped_release nogil;
+      lock.lock();
+    }
+    return std::forward<Fn>(fn)();
+  }
+  std::shared_lock lock(box.mutex, std::defer_lock);
+  {
+    py::gil_scoped_release nogil;
+    lock.lock();
+  }
+  return std::forward<Fn>(fn)();
+}
+
+template <typename F>
+constexpr bool WriteNeedsExclusive() {
+  return !kConcurrent<F>;
+}
+
+// ---------------------------------------------------------------------------------------
+// One verb set over the kinds.
+
+template <typename F>
+Status AddKey(F& f, std::string_view key) {
+  if constexpr (std::is_same_v<F, ScalableBloomFilter>) {
+    auto added = f.AddIfAbsent(key);
+    if (!added.ok()) return std::move(added).error();
+    return {};
+  } else if constexpr (std::is_void_v<decltype(f.Add(key))>) {
+    f.Add(key);
+    return {};
+  } else {
+    return f.Add(key);
+  }
+}
+
+template <typename F>
+Result<bool> AddIfAbsentKey(F& f, std::string_view key) {
+  return f.AddIfAbsent(key);
+}
+
+// Adds keys[0..n); stops at the first error and reports it.
+template <typename F>
+Status AddKeys(F& f, std::span<const std::string_view> keys) {
+  if constexpr (kHasBatch<F>) {
+    f.AddBatch(keys);
+    return {};
+  } else {
+    for (std::string_view key : keys) {
+      Status status = AddKey(f, key);
+      if (!status.ok()) return status;
+    }
+    return {};
+  }
+}
+
+template <typename F>
+std::size_t ContainsKeys(const F& f, std::span<const std::string_view> keys, bool* out) {
+  if constexpr (requires { f.MayContainBatch(keys, std::span<bool>(out, keys.size())); }) {
+    return f.MayContainBatch(keys, std::span<bool>(out, keys.size()));
+  } else {
+    std::size_t present = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      out[i] = f.MayContain(keys[i]);
+      present += out[i] ? 1 : 0;
+    }
+    return present;
+  }
+}
+
+// What a plain filter of a concurrent kind is, for estimates and merges.
+template <typename F>
+auto Plain(const F& f) {
+  if constexpr (kConcurrent<F>) {
+    return f.Snapshot();
+  } else {
+    return std::cref(f);
+  }
+}
+
+template <typename F>
+std::uint64_t EstimatedCount(const F& f) {
+  if constexpr (kConcurrent<F>) {
+    return f.Snapshot().EstimatedCount();
+  } else if constexpr (requires { f.EstimatedCount(); }) {
+    return f.EstimatedCount();
+  } else if constexpr (std::is_same_v<F, CountingBloomFilter>) {
+    // -(m/k) ln(1 - X/m) over non-zero counters, as for the classic filter's bits.
+    const double m = static_cast<double>(f.num_counters());
+    const double nonzero = static_cast<double>(f.CountNonZero());
+    if (nonzero >= m) return f.count();
+    return static_cast<std::uint64_t>(std::llround(-m / f.num_hashes() * std::log1p(-nonzero / m)));
+  } else if constexpr (std::is_same_v<F, ScalableBloomFilter>) {
+    std::uint64_t total = 0;
+    for (const BloomFilter& stage : f.stages()) total += stage.EstimatedCount();
+    return total;
+  } else {
+    return f.count();
+  }
+}
+
+template <typename F>
+double EstimatedFpRate(const F& f) {
+  if constexpr (kConcurrent<F>) {
+    return f.Snapshot().EstimatedFpRate();
+  } else if constexpr (requires { f.EstimatedFpRate(); }) {
+    return f.EstimatedFpRate();
+  } else {
+    // Cuckoo: a query compares its fingerprint with the 2b slots of its two buckets,
+    // each occupied with probability `load` and matching with 1/(2^f - 1).
+    const double per_slot = 1.0 / (std::ldexp(1.0, static_cast<int>(f.fingerprint_bits())) - 1.0);
+    const double probes = 2.0 * f.bucket_size() * f.LoadFactor();
+    return 1.0 - std::pow(1.0 - per_slot, probes);
+  }
+}
+
+template <typename F>
+double ExpectedFpRate(const F& f) {
+  if constexpr (kConcurrent<F>) {
+    return f.Snapshot().ExpectedFpRate();
+  } else {
+    return f.ExpectedFpRate();
+  }
+}
+
+template <typename F>
+double TargetFpRate(const F& f) {
+  if constexpr (std::is_same_v<F, CuckooFilter>) {
+    return f.options().fp_rate;
+  } else {
+    return f.fp_rate();
+  }
+}
+
+template <typename F>
+py::dict Info(const F& f) {
+  py::dict info;
+  info["kind"] = std::string(FilterKindName(F::kKind));
+  info["capacity"] = f.capacity();
+  info["count"] = f.count();
+  info["memory_bytes"] = f.memory_bytes();
+  info["fp_rate"] = TargetFpRate(f);
+  info["expected_fp_rate"] = ExpectedFpRate(f);
+  info["estimated_fp_rate"] = EstimatedFpRate(f);
+  info["estimated_count"] = EstimatedCount(f);
+  info["can_remove"] = kCanRemove<F>;
+  info["thread_safe_adds"] = kConcurrent<F>;
+  if constexpr (requires { f.num_bits(); }) info["num_bits"] = f.num_bits();
+  if constexpr (requires { f.num_hashes(); }) info["num_hashes"] = f.num_hashes();
+  if constexpr (requires { f.num_blocks(); }) info["num_blocks"] = f.num_blocks();
+  if constexpr (requires { f.FillRatio(); }) info["fill_ratio"] = f.FillRatio();
+  if constexpr (std::is_same_v<F, CountingBloomFilter>) {
+    info["num_counters"] = f.num_counters();
+    info["counter_bits"] = f.counter_bits();
+    info["saturated_counters"] = f.saturated_counters();
+  }
+  if constexpr (std::is_same_v<F, ScalableBloomFilter>) {
+    const ScalableOptions options = f.options();
+    info["growth"] = options.growth;
+    info["tightening"] = options.tightening;
+    info["scaling"] = options.scaling;
+    info["max_stages"] = options.max_stages;
+    py::list stages;
+    std::uint64_t num_bits = 0;
+    for (const StageInfo& stage : f.Stages()) {
+      py::dict s;
+      s["capacity"] = stage.capacity;
+      s["count"] = stage.count;
+      s["num_bits"] = stage.num_bits;
+      s["num_hashes"] = stage.num_hashes;
+      s["fp_rate"] = stage.fp_rate;
+      s["memory_bytes"] = stage.memory_bytes;
+      num_bits += stage.num_bits;
+      stages.append(s);
+    }
+    info["num_bits"] = num_bits;
+    info["stages"] = stages;
+  }
+  if constexpr (std::is_same_v<F, CuckooFilter>) {
+    info["bucket_size"] = f.bucket_size();
+    info["fingerprint_bits"] = f.fingerprint_bits();
+    info["num_buckets"] = f.num_buckets();
+    info["num_filters"] = f.num_filters();
+    info["num_deletes"] = f.num_deletes();
+    info["max_kicks"] = f.max_kicks();
+    info["expansion"] = f.expansion();
+    info["load_factor"] = f.LoadFactor();
+  }
+  return info;
+}
+
+// ---------------------------------------------------------------------------------------
+// Bytes and files.
+
+std::span<const std::byte> BufferBytes(const py::buffer_info& info) {
+  return {static_cast<const std::byte*>(info.ptr), static_cast<std::size_t>(info.size * info.itemsize)};
+}
+
+py::bytes ToPyBytes(const std::vector<std::byte>& bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+std::string PathString(const py::object& path) {
+  return py::str(py::module_::import("os").attr("fsdecode")(path));
+}
+
+Result<std::vector<std::byte>> ReadPath(const std::string& path, std::uint64_t max_memory) {
+  py::gil_scoped_release nogil;
+  auto bytes = ReadFileBytes(path, max_memory);
+  if (!bytes.ok()) return Error(bytes.error().code(), path + ": " + bytes.error().message());
+  return bytes;
+}
+
+// The kind's Deserialize, with the GIL released (a large payload is checksummed and
+// maybe decompressed).
+template <typename F>
+F FromBytes(std::span<const std::byte> bytes, std::uint64_t max_memory) {
+  Result<F> filter = [&] {
+    py::gil_scoped_release nogil;
+    return F::Deserialize(bytes, LoadOptions{.max_memory_bytes = max_memory});
+  }();
+  return Take(std::move(filter));
+}
+
+// Reads keys from a file, split at `separator`, with the CLI's record rules (docs/CLI.md,
+// "Keys"): empty records are skipped, a final record without its separator is a key, and
+// with '\n' one trailing '\r' is dropped unless keep_cr. Calls `batch` on groups of keys.
+template <typename Batch>
+Result<std::uint64_t> ReadKeyFile(const std::string& path, char separator, bool keep_cr, Batch&& batch) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return Error(ErrorCode::kIoError, path + ": " + std::strerror(errno));
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(file, &std::fclose);
+  std::vector<char> buffer(kFileBufferBytes);
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::uint64_t keys_read = 0;
+  std::vector<std::string_view> keys;
+  keys.reserve(4096);
+  bool eof = false;
+  auto flush = [&]() -> Status {
+    if (keys.empty()) return {};
+    Status status = batch(std::span<const std::string_view>(keys));
+    keys_read += keys.size();
+    keys.clear();
+    return status;
+  };
+  auto emit = [&](std::string_view record) {
+    if (separator == '\n' && !keep_cr && !record.empty() && record.back() == '\r') record.remove_suffix(1);
+    if (!record.empty()) keys.push_back(record);
+  };
+  while (!eof) {
+    // Move the unfinished record to the front and read more after it.
+    if (begin > 0) {
+      std::memmove(buffer.data(), buffer.data() + begin, end - begin);
+      end -= begin;
+      begin = 0;
+    }
+    if (end == buffer.size()) {
+      if (buffer.size() >= kMaxFileKeyBytes + 1) {
+        return Error(ErrorCode::kInvalidArgument, path + ": a key is longer than " + std::to_string(kMaxFileKeyBytes) +
+                                                      " bytes (the limit of add_file)");
+      }
+      buffer.resize(buffer.size() * 2);
+    }
+    const std::size_t got = std::fread(buffer.data() + end, 1, buffer.size() - end, file);
+    if (got == 0) {
+      if (std::ferror(file) != 0) return Error(ErrorCode::kIoError, path + ": read failed: " + std::strerror(errno));
+      eof = true;
+    }
+    end += got;
+    const char* data = buffer.data();
+    while (begin < end) {
+      const void* hit = std::memchr(data + begin, separator, end - begin);
+      if (hit == nullptr) break;
+      const auto at = static_cast<std::size_t>(static_cast<const char*>(hit) - data);
+      emit(std::string_view(data + begin, at - begin));
+      begin = at + 1;
+    }
+    if (eof && begin < end) {
+      emit(std::string_view(data + begin, end - begin));
+      begin = end;
+    }
+    // The views point into `buffer`: hand them over before it moves.
+    Status status = flush();
+    if (!status.ok()) return status.error();
+  }
+  return keys_read;
+}
+
+// ---------------------------------------------------------------------------------------
+// Batches from Python iterables: keys are copied into an arena chunk by chunk (GIL held),
+// then each chunk runs in the core with the GIL released.
+
+// Calls chunk(views) for each chunk of keys of `iterable`; returns the number of keys.
+template <typename Chunk>
+std::uint64_t ForEachChunk(const py::handle& iterable, Chunk&& chunk) {
+  if (PyUnicode_Check(iterable.ptr()) || PyBytes_Check(iterable.ptr()) || PyByteArray_Check(iterable.ptr())) {
+    throw py::type_error(
+        "expected an iterable of keys, got a single str/bytes key (iterating it would add its characters): "
+        "use add(key), or wrap it in a list");
+  }
+  KeyArena arena;
+  std::uint64_t total = 0;
+  auto flush = [&] {
+    if (arena.size() == 0) return;
+    const std::vector<std::string_view>& views = arena.Views();
+    chunk(std::span<const std::string_view>(views));
+    total += views.size();
+    arena.Clear();
+  };
+  PyObject* seq = iterable.ptr();
+  if (PyList_CheckExact(seq) || PyTuple_CheckExact(seq)) {
+    const bool list = PyList_CheckExact(seq);
+    for (Py_ssize_t i = 0;; ++i) {
+      const Py_ssize_t size = list ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq);
+      if (i >= size) break;
+      PyObject* item = list ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i);
+      if (!arena.Append(item)) throw py::error_already_set();
+      if (arena.size() == kChunkKeys) flush();
+    }
+  } else {
+    py::iterator it = py::iter(iterable);
+    for (py::handle item : it) {
+      if (!arena.Append(item.ptr())) throw py::error_already_set();
+      if (arena.size() == kChunkKeys) flush();
+    }
+  }
+  flush();
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------
+// The lean single-key calls, on the C API.
+
+template <typename F>
+int SlotContains(PyObject* self, PyObject* key) {
+  Box<F>* box = SelfBox<F>(self);
+  if (box == nullptr) return -1;
+  std::string_view bytes;
+  if (!KeyBytes(key, &bytes)) return -1;
+  if (box->released.load(std::memory_order_relaxed) == 0) return box->filter.MayContain(bytes) ? 1 : 0;
+  try {
+    const std::string copy(bytes);
+    return Unlocked(*box, false, [&] { return box->filter.MayContain(copy); }) ? 1 : 0;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return -1;
+}
+
+template <typename F>
+PyObject* MethodContains(PyObject* self, PyObject* key) {
+  const int found = SlotContains<F>(self, key);
+  if (found < 0) return nullptr;
+  return PyBool_FromLong(found);
+}
+
+// add(key) -> None and add_if_absent(key) -> bool.
+template <typename F, bool kReturnNew>
+PyObject* MethodAdd(PyObject* self, PyObject* key) {
+  Box<F>* box = SelfBox<F>(self);
+  if (box == nullptr) return nullptr;
+  std::string_view bytes;
+  if (!KeyBytes(key, &bytes)) return nullptr;
+  try {
+    if (box->released.load(std::memory_order_relaxed) == 0) {
+      if constexpr (kReturnNew) {
+        const bool added = Take(AddIfAbsentKey(box->filter, bytes));
+        return py::bool_(added).release().ptr();
+      } else {
+        Check(AddKey(box->filter, bytes));
+        Py_RETURN_NONE;
+      }
+    }
+    const std::string copy(bytes);
+    if constexpr (kReturnNew) {
+      Result<bool> added = Unlocked(*box, WriteNeedsExclusive<F>(), [&] { return AddIfAbsentKey(box->filter, copy); });
+      return py::bool_(Take(std::move(added))).release().ptr();
+    } else {
+      Status status = Unlocked(*box, WriteNeedsExclusive<F>(), [&] { return AddKey(box->filter, copy); });
+      Check(status);
+      Py_RETURN_NONE;
+    }
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+template <typename F>
+void InstallFastPaths(py::class_<Box<F>>& cls) {
+  auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  static PyMethodDef add_def = {
+      "add", reinterpret_cast<PyCFunction>(&MethodAdd<F, false>), METH_O,
+      "add(key, /)\n--\n\nAdds one key (str, bytes, bytearray or memoryview). str keys are hashed as UTF-8."};
+  static PyMethodDef add_if_absent_def = {
+      "add_if_absent", reinterpret_cast<PyCFunction>(&MethodAdd<F, true>), METH_O,
+      "add_if_absent(key, /)\n--\n\nAdds the key unless it may already be present; True if it was added "
+      "(certainly new), False if it may have been there."};
+  static PyMethodDef contains_def = {"__contains__", reinterpret_cast<PyCFunction>(&MethodContains<F>), METH_O,
+                                     "__contains__(key, /)\n--\n\nkey in self: False if certainly absent."};
+  for (PyMethodDef* def : {&add_def, &add_if_absent_def, &contains_def}) {
+    py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewMethod(type, def));
+    if (!descr) throw py::error_already_set();
+    cls.attr(def->ml_name) = descr;
+  }
+  // After the attributes: setting __contains__ above installed the generic slot (a method
+  // lookup per call); the direct one replaces it.
+  auto* heap = reinterpret_cast<PyHeapTypeObject*>(type);
+  heap->as_sequence.sq_contains = &SlotContains<F>;
+  type->tp_as_sequence = &heap->as_sequence;
+  PyType_Modified(type);
+}
+
+// ---------------------------------------------------------------------------------------
+// Binding of one kind.
+
+constexpr std::uint64_t kDefaultMaxMemory = kDefaultMaxMemoryBytes;
+
+template <typename F>
+std::unique_ptr<Box<F>> MakeBox(F&& filter) {
+  return std::make_unique<Box<F>>(std::move(filter));
+}
+
+template <typename F>
+py::class_<Box<F>> BindFilter(py::module_& m, const char* name, const char* doc) {
+  using B = Box<F>;
+  py::class_<B> cls(m, name, doc);
+  InstallFastPaths<F>(cls);
+
+  cls.def(
+      "update",
+      [](B& self, const py::object& keys) {
+        ForEachChunk(keys, [&](std::span<const std::string_view> chunk) {
+          Status status = Unlocked(self, WriteNeedsExclusive<F>(), [&] { return AddKeys(self.filter, chunk); });
+          Check(status);
+        });
+      },
+      py::arg("keys"),
+      "Adds every key of an iterable (a list or tuple is fastest). The keys are copied out of their\n"
+      "objects, then added with the GIL released in prefetching batches.");
+  cls.def(
+      "contains_many",
+      [](const B& self, const py::object& keys) {
+        py::list out;
+        std::unique_ptr<bool[]> found(new bool[kChunkKeys]);
+        ForEachChunk(keys, [&](std::span<const std::string_view> chunk) {
+          Unlocked(self, false, [&] { return ContainsKeys(self.filter, chunk, found.get()); });
+          for (std::size_t i = 0; i < chunk.size(); ++i) {
+            if (PyList_Append(out.ptr(), found[i] ? Py_True : Py_False) != 0) throw py::error_already_set();
+          }
+        });
+        return out;
+      },
+      py::arg("keys"), "[key in self for key in keys], computed with the GIL released in prefetching batches.");
+  cls.def(
+      "contains_into",
+      [](const B& self, const py::object& keys, const py::buffer& out) {
+        py::buffer_info info = out.request(true);
+        if (info.itemsize != 1 || info.ndim != 1 || info.strides[0] != 1) {
+          throw py::type_error("out must be a writable, contiguous buffer of bytes (e.g. a bytearray)");
+        }
+        auto* dest = static_cast<bool*>(info.ptr);
+        const auto capacity = static_cast<std::uint64_t>(info.size);
+        std::uint64_t offset = 0;
+        std::uint64_t present = 0;
+        ForEachChunk(keys, [&](std::span<const std::string_view> chunk) {
+          if (offset + chunk.size() > capacity) {
+            throw py::value_error("out holds " + std::to_string(capacity) + " bytes, fewer than the keys");
+          }
+          present += Unlocked(self, false, [&] { return ContainsKeys(self.filter, chunk, dest + offset); });
+          offset += chunk.size();
+        });
+        return present;
+      },
+      py::arg("keys"), py::arg("out"),
+      "Writes 1 (may be present) or 0 (certainly absent) for each key into out[0..len(keys))\n"
+      "(a bytearray, memoryview or any writable byte buffer) and returns how many may be present.");
+  cls.def(
+      "add_file",
+      [](B& self, const py::object& path, const py::bytes& separator, bool keep_cr) {
+        const std::string sep = separator;
+        if (sep.size() != 1) throw py::value_error("separator must be one byte, e.g. b'\\n' or b'\\0'");
+        const std::string file = PathString(path);
+        Result<std::uint64_t> read = Unlocked(self, WriteNeedsExclusive<F>(), [&] {
+          return ReadKeyFile(file, sep[0], keep_cr,
+                             [&](std::span<const std::string_view> keys) { return AddKeys(self.filter, keys); });
+        });
+        return Take(std::move(read));
+      },
+      py::arg("path"), py::arg("separator") = py::bytes("\n"), py::arg("keep_cr") = false,
+      "Adds the keys of a file, one per separator-terminated record, without creating Python\n"
+      "objects and with the GIL released. Same rules as `bloomkit add`: empty records are skipped,\n"
+      "and with b'\\n' a trailing '\\r' is dropped unless keep_cr. Returns the number of keys read.");
+
+  cls.def(
+      "__len__", [](const B& self) { return WithGil(self, false, [&] { return self.filter.count(); }); },
+      "The filter's count of keys added (see `count`): an int, O(1).");
+  cls.def_property_readonly(
+      "count", [](const B& self) { return WithGil(self, false, [&] { return self.filter.count(); }); },
+      "Keys added that were new to the filter (what len() returns).");
+  cls.def(
+      "estimated_count",
+      [](const B& self) { return WithGil(self, false, [&] { return EstimatedCount(self.filter); }); },
+      "Distinct keys estimated from the filter's fill (reads the whole filter).");
+  cls.def_property_readonly(
+      "estimated_fp_rate",
+      [](const B& self) { return WithGil(self, false, [&] { return EstimatedFpRate(self.filter); }); },
+      "The false-positive rate now, from the fill; above fp_rate when overfull.");
+  cls.def_property_readonly(
+      "expected_fp_rate",
+      [](const B& self) { return WithGil(self, false, [&] { return ExpectedFpRate(self.filter); }); },
+      "The formula's false-positive rate once the filter holds its capacity.");
+  cls.def_property_readonly(
+      "fp_rate", [](const B& self) { return TargetFpRate(self.filter); },
+      "The target false-positive rate the filter was created with.");
+  cls.def_property_readonly(
+      "capacity", [](const B& self) { return WithGil(self, false, [&] { return self.filter.capacity(); }); },
+      "Keys the filter was sized for.");
+  cls.def_property_readonly(
+      "memory_bytes", [](const B& self) { return WithGil(self, false, [&] { return self.filter.memory_bytes(); }); },
+      "Bytes of filter state.");
+  cls.def_property_readonly_static(
+      "kind", [](const py::object&) { return std::string(FilterKindName(F::kKind)); },
+      "The kind as in files and the CLI: classic, blocked, counting, scalable or cuckoo.");
+  cls.def_property_readonly_static(
+      "can_remove", [](const py::object&) { return kCanRemove<F>; }, "True if the kind can delete keys.");
+  cls.def(
+      "info", [](const B& self) { return WithGil(self, false, [&] { return Info(self.filter); }); },
+      "Everything `bloomkit info` shows, as a dict.");
+  cls.def(
+      "__sizeof__",
+      [](const B& self) {
+        return sizeof(py::detail::instance) + sizeof(B) +
+               WithGil(self, false, [&] { return self.filter.memory_bytes(); });
+      },
+      "Bytes of the object and its filter.");
+  cls.def(
+      "clear", [](B& self) { WithGil(self, true, [&] { self.filter.Clear(); }); }, "Removes every key.");
+  cls.def(
+      "copy", [](const B& self) { return MakeBox(WithGil(self, false, [&] { return F(self.filter); })); },
+      "An independent copy.");
+  cls.def("__copy__", [](const B& self) { return MakeBox(WithGil(self, false, [&] { return F(self.filter); })); });
+  cls.def(
+      "__deepcopy__",
+      [](const B& self, const py::object&) { return MakeBox(WithGil(self, false, [&] { return F(self.filter); })); },
+      py::arg("memo"));
+
+  if constexpr (!kConcurrent<F>) {
+    cls.def(
+        "__eq__",
+        [](const B& self, const py::object& other) -> py::object {
+          if (!py::isinstance<B>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+          const B& o = other.cast<const B&>();
+          if (&o == &self) return py::bool_(true);
+          return py::bool_(
+              WithGil(self, false, [&] { return WithGil(o, false, [&] { return self.filter == o.filter; }); }));
+        },
+        py::is_operator(), "Same kind, parameters, count and contents.");
+  } else {
+    cls.def(
+        "__eq__",
+        [](const B& self, const py::object& other) -> py::object {
+          if (!py::isinstance<B>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+          const B& o = other.cast<const B&>();
+          return py::bool_(self.filter.Snapshot() == o.filter.Snapshot());
+        },
+        py::is_operator(), "Same parameters, count and contents.");
+  }
+  cls.attr("__hash__") = py::none();
+
+  // Bytes and files.
+  cls.def(
+      "to_bytes",
+      [](const B& self, bool compress) {
+        std::vector<std::byte> bytes =
+            Unlocked(self, false, [&] { return self.filter.Serialize(SaveOptions{.compress = compress}); });
+        return ToPyBytes(bytes);
+      },
+      py::kw_only(), py::arg("compress") = false,
+      "The filter in bloomkit's file format (docs/FORMAT.md); compress=True stores a zstd payload.");
+  cls.def_static(
+      "from_bytes",
+      [](const py::buffer& data, std::uint64_t max_memory) {
+        py::buffer_info info = data.request();
+        return MakeBox(FromBytes<F>(BufferBytes(info), max_memory));
+      },
+      py::arg("data"), py::kw_only(), py::arg("max_memory") = kDefaultMaxMemory,
+      "A filter of this kind from bytes written by to_bytes(), save() or the CLI.");
+  cls.def(
+      "save",
+      [](const B& self, const py::object& path, bool compress) {
+        const std::string file = PathString(path);
+        Status status = Unlocked(self, false, [&]() -> Status {
+          const std::vector<std::byte> bytes = self.filter.Serialize(SaveOptions{.compress = compress});
+          Status written = WriteFileAtomically(file, bytes);
+          if (!written.ok()) return Error(written.error().code(), file + ": " + written.error().message());
+          return {};
+        });
+        Check(status);
+      },
+      py::arg("path"), py::kw_only(), py::arg("compress") = false,
+      "Writes the filter to path atomically (temporary file, fsync, rename): on any error the file\n"
+      "keeps its old bytes. The CLI and every binding read it.");
+  cls.def_static(
+      "load",
+      [](const py::object& path, std::uint64_t max_memory) {
+        const std::string file = PathString(path);
+        std::vector<std::byte> bytes = Take(ReadPath(file, max_memory));
+        Result<F> filter = [&] {
+          py::gil_scoped_release nogil;
+          return F::Deserialize(bytes, LoadOptions{.max_memory_bytes = max_memory});
+        }();
+        if (!filter.ok()) Throw(Error(filter.error().code(), file + ": " + filter.error().message()));
+        return MakeBox(std::move(filter).value());
+      },
+      py::arg("path"), py::kw_only(), py::arg("max_memory") = kDefaultMaxMemory,
+      "Loads a file of this kind (bloomkit.load() opens any kind).");
+  cls.def(py::pickle([](const B& self) { return ToPyBytes(self.filter.Serialize()); },
+                     [](const py::bytes& state) {
+                       const std::string_view view = state;
+                       return MakeBox(
+                           FromBytes<F>(std::as_bytes(std::span(view.data(), view.size())), kDefaultMaxMemory));
+                     }));
+
+  if constexpr (kCanRemove<F>) {
+    cls.def(
+        "discard",
+        [](B& self, const py::handle& key) {
+          std::string_view bytes;
+          if (!KeyBytes(key.ptr(), &bytes)) throw py::error_already_set();
+          const std::string copy(bytes);
+          return WithGil(self, true, [&] { return self.filter.Remove(copy); });
+        },
+        py::arg("key"),
+        "Removes one copy of the key if it may be present; True if removed. Remove only keys you added:\n"
+        "removing a false positive removes another key.");
+    cls.def(
+        "remove",
+        [](B& self, const py::handle& key) {
+          std::string_view bytes;
+          if (!KeyBytes(key.ptr(), &bytes)) throw py::error_already_set();
+          const std::string copy(bytes);
+          if (!WithGil(self, true, [&] { return self.filter.Remove(copy); })) {
+            throw py::key_error(py::repr(key).cast<std::string>());
+          }
+        },
+        py::arg("key"), "As discard(), but KeyError if the key is certainly absent.");
+  }
+  if constexpr (kHasKeyCount<F>) {
+    cls.def(
+        "key_count",
+        [](const B& self, const py::handle& key) {
+          std::string_view bytes;
+          if (!KeyBytes(key.ptr(), &bytes)) throw py::error_already_set();
+          return WithGil(self, false, [&] { return self.filter.Count(bytes); });
+        },
+        py::arg("key"), "An upper bound on how many copies of the key the filter holds.");
+  }
+  if constexpr (kCanMerge<F>) {
+    cls.def(
+        "__ior__",
+        [](py::object self_obj, const py::object& other) -> py::object {
+          if (!py::isinstance<B>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+          B& self = self_obj.cast<B&>();
+          const F copy = WithGil(other.cast<const B&>(), false, [&] { return F(other.cast<const B&>().filter); });
+          Check(WithGil(self, true, [&] { return self.filter.Merge(copy); }));
+          return self_obj;
+        },
+        py::is_operator(), "Union in place: the filter then holds every key of either.");
+    cls.def(
+        "__or__",
+        [](const B& self, const py::object& other) -> py::object {
+          if (!py::isinstance<B>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+          F result = WithGil(self, false, [&] { return F(self.filter); });
+          const B& o = other.cast<const B&>();
+          Check(WithGil(o, false, [&] { return result.Merge(o.filter); }));
+          return py::cast(MakeBox(std::move(result)));
+        },
+        py::is_operator(), "Union: a new filter holding every key of either (same parameters needed).");
+    cls.def(
+        "union",
+        [](const B& self, const B& other) {
+          F result = WithGil(self, false, [&] { return F(self.filter); });
+          Check(WithGil(other, false, [&] { return result.Merge(other.filter); }));
+          return MakeBox(std::move(result));
+        },
+        py::arg("other"), "As `self | other`.");
+  }
+  if constexpr (kCanIntersect<F>) {
+    cls.def(
+        "__iand__",
+        [](py::object self_obj, const py::object& other) -> py::object {
+          if (!py::isinstance<B>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+          B& self = self_obj.cast<B&>();
+          const F copy = WithGil(other.cast<const B&>(), false, [&] { return F(other.cast<const B&>().filter); });
+          Check(WithGil(self, true, [&] { return self.filter.Intersect(copy); }));
+          return self_obj;
+        },
+        py::is_operator(), "Intersection in place.");
+    cls.def(
+        "__and__",
+        [](const B& self, const py::object& other) -> py::object {
+          if (!py::isinstance<B>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+          F result = WithGil(self, false, [&] { return F(self.filter); });
+          const B& o = other.cast<const B&>();
+          Check(WithGil(o, false, [&] { return result.Intersect(o.filter); }));
+          return py::cast(MakeBox(std::move(result)));
+        },
+        py::is_operator(),
+        "Intersection of the bit arrays: holds every key present in both (with more false positives\n"
+        "than a filter built from the common keys).");
+    cls.def(
+        "intersection",
+        [](const B& self, const B& other) {
+          F result = WithGil(self, false, [&] { return F(self.filter); });
+          Check(WithGil(other, false, [&] { return result.Intersect(other.filter); }));
+          return MakeBox(std::move(result));
+        },
+        py::arg("other"), "As `self & other`.");
+  }
+  cls.def("__repr__", [name](const B& self) {
+    return WithGil(self, false, [&] {
+      return std::string("<bloomkit.") + name + " capacity=" + std::to_string(self.filter.capacity()) +
+             " count=" + std::to_string(self.filter.count()) +
+             " memory_bytes=" + std::to_string(self.filter.memory_bytes()) + ">";
+    });
+  });
+  return cls;
+}
+
+BloomOptions MakeBloomOptions(std::uint64_t capacity, double fp_rate, std::uint64_t num_bits, std::uint32_t num_hashes,
+                              std::uint64_t max_memory) {
+  return BloomOptions{.capacity = capacity,
+                      .fp_rate = fp_rate,
+                      .num_bits = num_bits,
+                      .num_hashes = num_hashes,
+                      .max_memory_bytes = max_memory};
+}
+
+template <typename F>
+void BindBloomConstructor(py::class_<Box<F>>& cls) {
+  cls.def(py::init([](std::uint64_t capacity, double fp_rate, std::uint64_t num_bits, std::uint32_t num_hashes,
+                      std::uint64_t max_memory) {
+            return MakeBox(Take(F::Create(MakeBloomOptions(capacity, fp_rate, num_bits, num_hashes, max_memory))));
+          }),
+          py::arg("capacity") = 0, py::arg("fp_rate") = 0.01, py::kw_only(), py::arg("num_bits") = 0,
+          py::arg("num_hashes") = 0, py::arg("max_memory") = kDefaultMaxMemory);
+}
+
+// Any bloomkit file: the kind comes from its header.
+py::object FromAnyBytes(std::span<const std::byte> bytes, std::uint64_t max_memory, bool concurrent,
+                        const std::string& context) {
+  auto prefix = [&](const Error& e) { return context.empty() ? e : Error(e.code(), context + ": " + e.message()); };
+  Result<FileHeader> header = InspectBytes(bytes);
+  if (!header.ok()) Throw(prefix(header.error()));
+  auto load = [&]<typename F>(std::type_identity<F>) -> py::object {
+    Result<F> filter = [&] {
+      py::gil_scoped_release nogil;
+      return F::Deserialize(bytes, LoadOptions{.max_memory_bytes = max_memory});
+    }();
+    if (!filter.ok()) Throw(prefix(filter.error()));
+    return py::cast(MakeBox(std::move(filter).value()));
+  };
+  const FilterKind kind = header.value().kind;
+  if (concurrent) {
+    switch (kind) {
+      case FilterKind::kClassic: return load(std::type_identity<ConcurrentBloomFilter>{});
+      case FilterKind::kBlocked: return load(std::type_identity<ConcurrentBlockedBloomFilter>{});
+      default:
+        Throw(prefix(Error(ErrorCode::kUnsupported, "concurrent=True needs a classic or blocked filter, this is a " +
+                                                        std::string(FilterKindName(kind)) + " filter")));
+    }
+  }
+  switch (kind) {
+    case FilterKind::kClassic: return load(std::type_identity<BloomFilter>{});
+    case FilterKind::kBlocked: return load(std::type_identity<BlockedBloomFilter>{});
+    case FilterKind::kCounting: return load(std::type_identity<CountingBloomFilter>{});
+    case FilterKind::kScalable: return load(std::type_identity<ScalableBloomFilter>{});
+    case FilterKind::kCuckoo: return load(std::type_identity<CuckooFilter>{});
+  }
+  Throw(prefix(Error(ErrorCode::kUnknownKind, "unknown filter kind " + std::to_string(static_cast<int>(kind)))));
+}
+
+py::dict HeaderDict(const FileHeader& h) {
+  py::dict d;
+  d["format_version"] = h.format_version;
+  d["kind"] = std::string(FilterKindName(h.kind));
+  d["hash_id"] = h.hash_id;
+  d["hash_seed"] = h.hash_seed;
+  d["compressed"] = (h.flags & kFlagZstdPayload) != 0;
+  d["capacity"] = h.capacity;
+  d["count"] = h.count;
+  d["fp_rate"] = h.fp_rate;
+  d["payload_bytes"] = h.payload_bytes;
+  d["stored_payload_bytes"] = h.stored_payload_bytes;
+  return d;
+}
+
+}  // namespace
+}  // namespace bloomkit::python
+
+PYBIND11_MODULE(_bloomkit, m) {
+  using namespace bloomkit;          // NOLINT(google-build-using-namespace)
+  using namespace bloomkit::python;  // NOLINT(google-build-using-namespace)
+  m.doc() = "bloomkit's filters (C++ core); import the bloomkit package, not this module.";
+  m.attr("DEFAULT_MAX_MEMORY") = kDefaultMaxMemory;
+  m.attr("FORMAT_VERSION") = kFormatVersion;
+
+  auto classic = BindFilter<BloomFilter>(
+      m, "BloomFilter",
+      "The classic Bloom filter: k bits per key anywhere in m bits.\n\n"
+      "BloomFilter(capacity, fp_rate=0.01, *, num_bits=0, num_hashes=0, max_memory=4 GiB): sized for\n"
+      "`capacity` distinct keys at `fp_rate`, or explicitly by num_bits and num_hashes.");
+  BindBloomConstructor(classic);
+  auto blocked = BindFilter<BlockedBloomFilter>(
+      m, "BlockedBloomFilter",
+      "All k bits of a key in one 64-byte block: one cache miss per lookup, about 10% more bits than\n"
+      "the classic filter at 1%. The fastest kind.\n\n"
+      "BlockedBloomFilter(capacity, fp_rate=0.01, *, num_bits=0, num_hashes=0, max_memory=4 GiB)");
+  BindBloomConstructor(blocked);
+  auto concurrent_classic = BindFilter<ConcurrentBloomFilter>(
+      m, "ConcurrentBloomFilter",
+      "A classic filter whose adds are lock-free: batches of adds from several threads run in\n"
+      "parallel. Same file as BloomFilter.");
+  BindBloomConstructor(concurrent_classic);
+  auto concurrent_blocked = BindFilter<ConcurrentBlockedBloomFilter>(
+      m, "ConcurrentBlockedBloomFilter", "A blocked filter whose adds are lock-free. Same file as BlockedBloomFilter.");
+  BindBloomConstructor(concurrent_blocked);
+
+  auto counting = BindFilter<CountingBloomFilter>(
+      m, "CountingBloomFilter",
+      "A Bloom filter of small counters: keys can be removed. 4x the classic filter's memory with\n"
+      "4-bit counters.\n\n"
+      "CountingBloomFilter(capacity, fp_rate=0.01, *, counter_bits=4, num_counters=0, num_hashes=0,\n"
+      "max_memory=4 GiB)");
+  counting.def(py::init([](std::uint64_t capacity, double fp_rate, std::uint32_t counter_bits,
+                           std::uint64_t num_counters, std::uint32_t num_hashes, std::uint64_t max_memory) {
+                 return MakeBox(Take(CountingBloomFilter::Create(
+                     CountingOptions{.bloom = MakeBloomOptions(capacity, fp_rate, num_counters, num_hashes, max_memory),
+                                     .counter_bits = counter_bits})));
+               }),
+               py::arg("capacity") = 0, py::arg("fp_rate") = 0.01, py::kw_only(), py::arg("counter_bits") = 4,
+               py::arg("num_counters") = 0, py::arg("num_hashes") = 0, py::arg("max_memory") = kDefaultMaxMemory);
+
+  auto scalable = BindFilter<ScalableBloomFilter>(
+      m, "ScalableBloomFilter",
+      "A chain of classic filters that grows as keys arrive and keeps a compound false-positive rate.\n\n"
+      "ScalableBloomFilter(capacity=100, fp_rate=0.01, *, growth=2, tightening=0.5, scaling=True,\n"
+      "max_stages=64, max_memory=4 GiB): `capacity` is the first stage's.");
+  scalable.def(py::init([](std::uint64_t capacity, double fp_rate, std::uint32_t growth, double tightening,
+                           bool scaling, std::uint32_t max_stages, std::uint64_t max_memory) {
+                 return MakeBox(Take(ScalableBloomFilter::Create(ScalableOptions{.initial_capacity = capacity,
+                                                                                 .fp_rate = fp_rate,
+                                                                                 .growth = growth,
+                                                                                 .tightening = tightening,
+                                                                                 .scaling = scaling,
+                                                                                 .max_stages = max_stages,
+                                                                                 .max_memory_bytes = max_memory})));
+               }),
+               py::arg("capacity") = 100, py::arg("fp_rate") = 0.01, py::kw_only(), py::arg("growth") = 2,
+               py::arg("tightening") = 0.5, py::arg("scaling") = true, py::arg("max_stages") = 64,
+               py::arg("max_memory") = kDefaultMaxMemory);
+
+  auto cuckoo = BindFilter<CuckooFilter>(
+      m, "CuckooFilter",
+      "Fingerprints in buckets of a cuckoo hash table: keys can be removed, duplicates are counted.\n\n"
+      "CuckooFilter(capacity, fp_rate=0.01, *, bucket_size=4, fingerprint_bits=0, max_kicks=500,\n"
+      "expansion=1, max_filters=32, max_memory=4 GiB); expansion=0 never grows (FullError when full).");
+  cuckoo.def(py::init([](std::uint64_t capacity, double fp_rate, std::uint32_t bucket_size,
+                         std::uint32_t fingerprint_bits, std::uint32_t max_kicks, std::uint32_t expansion,
+                         std::uint32_t max_filters, std::uint64_t max_memory) {
+               return MakeBox(Take(CuckooFilter::Create(CuckooOptions{.capacity = capacity,
+                                                                      .fp_rate = fp_rate,
+                                                                      .bucket_size = bucket_size,
+                                                                      .fingerprint_bits = fingerprint_bits,
+                                                                      .max_kicks = max_kicks,
+                                                                      .expansion = expansion,
+                                                                      .max_filters = max_filters,
+                                                                      .max_memory_bytes = max_memory})));
+             }),
+             py::arg("capacity") = 0, py::arg("fp_rate") = 0.01, py::kw_only(), py::arg("bucket_size") = 4,
+             py::arg("fingerprint_bits") = 0, py::arg("max_kicks") = 500, py::arg("expansion") = 1,
+             py::arg("max_filters") = 32, py::arg("max_memory") = kDefaultMaxMemory);
+
+  // Conversions between a concurrent kind and its plain kind (the same file).
+  concurrent_classic.def(
+      "snapshot", [](const Box<ConcurrentBloomFilter>& self) { return MakeBox(self.filter.Snapshot()); },
+      "A plain BloomFilter copy holding every key whose add finished before the call.");
+  concurrent_blocked.def(
+      "snapshot", [](const Box<ConcurrentBlockedBloomFilter>& self) { return MakeBox(self.filter.Snapshot()); },
+      "A plain BlockedBloomFilter copy holding every key whose add finished before the call.");
+
+  m.def(
+      "load",
+      [](const py::object& path, std::uint64_t max_memory, bool concurrent) {
+        const std::string file = PathString(path);
+        std::vector<std::byte> bytes = Take(ReadPath(file, max_memory));
+        return FromAnyBytes(bytes, max_memory, concurrent, file);
+      },
+      py::arg("path"), py::kw_only(), py::arg("max_memory") = kDefaultMaxMemory, py::arg("concurrent") = false);
+  m.def(
+      "from_bytes",
+      [](const py::buffer& data, std::uint64_t max_memory, bool concurrent) {
+        py::buffer_info info = data.request();
+        return FromAnyBytes(BufferBytes(info), max_memory, concurrent, "");
+      },
+      py::arg("data"), py::kw_only(), py::arg("max_memory") = kDefaultMaxMemory, py::arg("concurrent") = false);
+  m.def(
+      "inspect",
+      [](const py::object& path, std::uint64_t max_memory) {
+        const std::string file = PathString(path);
+        std::vector<std::byte> bytes = Take(ReadPath(file, max_memory));
+        Result<FileHeader> header = InspectBytes(bytes);
+        if (!header.ok()) Throw(Error(header.error().code(), file + ": " + header.error().message()));
+        return HeaderDict(header.value());
+      },
+      py::arg("path"), py::kw_only(), py::arg("max_memory") = kDefaultMaxMemory);
+  m.def(
+      "error_code_name", [](int code) { return std::string(ErrorCodeName(static_cast<ErrorCode>(code))); },
+      py::arg("code"));
+  m.def("_uses_avx2", [] { return BlockedBloomFilter::UsesAvx2(); });
+}

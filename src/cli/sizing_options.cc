@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// SizingOptions (sizing_options.h).
+#include "sizing_options.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
+
+#include "bloomkit/sizing.h"
+#include "numbers.h"
+
+namespace bloomkit::cli {
+namespace {
+
+std::uint32_t ParseSmall(const std::string& text, std::string_view what, std::uint64_t lo, std::uint64_t hi) {
+  const std::uint64_t value = Take(ParseCount(text, what), "");
+  if (value < lo || value > hi) Fail(kExitUsage, fmt::format("{} must be in [{}, {}], got {}", what, lo, hi, text));
+  return static_cast<std::uint32_t>(value);
+}
+
+}  // namespace
+
+void AddSizingOptions(CLI::App& app, SizingOptions& o, bool capacity_required) {
+  CLI::Option* capacity =
+      app.add_option("--capacity", o.capacity, "distinct keys the filter is designed for (1e6, 1M)");
+  if (capacity_required) capacity->required();
+  app.add_option("--fp-rate", o.fp_rate, "false-positive rate at capacity (default 0.01 = 1%)");
+  app.add_option("--kind", o.kind, "classic (default), blocked, counting, scalable or cuckoo");
+  app.add_flag("--compress", o.compress, "store the payload zstd-compressed");
+  app.add_option("--growth", o.growth, "scalable: each new stage holds this many times the last (default 2)");
+  app.add_option("--bucket-size", o.bucket_size, "cuckoo: slots per bucket, 2, 4 or 8 (default 4)");
+  app.add_option("--expansion", o.expansion, "cuckoo: growth factor when full, 0 = never grow (default 1)");
+}
+
+CreateSpec ParseSizing(const SizingOptions& o, const GlobalOptions& global) {
+  CreateSpec spec;
+  spec.kind = Take(ParseAvailableKind(o.kind), "--kind");
+  spec.capacity = Take(ParseCount(o.capacity, "--capacity"), "");
+  spec.fp_rate = Take(ParseRate(o.fp_rate, "--fp-rate"), "");
+  Check(ValidateFpRate(spec.fp_rate), "--fp-rate");
+  spec.max_memory_bytes = global.MaxMemoryBytes();
+  spec.growth = ParseSmall(o.growth, "--growth", 1, 1024);
+  spec.bucket_size = ParseSmall(o.bucket_size, "--bucket-size", 1, 1024);
+  spec.expansion = ParseSmall(o.expansion, "--expansion", 0, 1024);
+  return spec;
+}
+
+AnyFilter CreateFilter(const std::string& path, const CreateSpec& spec) {
+  auto made = AnyFilter::Create(spec);
+  if (!made.ok()) {
+    const Error& e = made.error();
+    const std::string hint = e.code() == ErrorCode::kTooLarge ? " (raise the limit with --max-memory)" : "";
+    Fail(ExitCodeFor(e.code()), fmt::format("{}: {}{}", path, e.message(), hint));
+  }
+  return std::move(made).value();
+}
+
+void RequireFilterFile(const std::string& path, bool has_create_option) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 || errno != ENOENT) return;  // other errors: the load names them
+  Fail(kExitData, fmt::format("{}: cannot open: {} (create it with: bloomkit create {} --capacity N [--fp-rate P]{})",
+                              path, std::strerror(ENOENT), path,
+                              has_create_option ? ", or add --create --capacity N to create it here" : ""));
+}
+
+LoadedFilter LoadOrCreate(const std::string& path, const GlobalOptions& global, bool create,
+                          const SizingOptions& sizing, bool& created) {
+  created = false;
+  struct stat st {};
+  const bool missing = ::stat(path.c_str(), &st) != 0 && errno == ENOENT;
+  if (!missing || !create) {
+    RequireFilterFile(path, true);
+    return LoadFilter(path, global);
+  }
+  if (sizing.capacity.empty()) {
+    Fail(kExitUsage, fmt::format("{}: --create needs --capacity N to size the new filter", path));
+  }
+  const CreateSpec spec = ParseSizing(sizing, global);
+  LoadedFilter loaded{CreateFilter(path, spec), FileHeader{}, 0};
+  loaded.header.kind = spec.kind;
+  loaded.header.flags = sizing.compress ? kFlagZstdPayload : 0;
+  created = true;
+  return loaded;
+}
+
+}  // namespace bloomkit::cli

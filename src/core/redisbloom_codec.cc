@@ -1,0 +1,1006 @@
+// SPDX-License-Identifier: Apache-2.0
+// RedisBloom's RDB values, DUMP payloads and SCANDUMP chunks (redisbloom_codec.h), and
+// the two RedisBloom kinds in bloomkit's file format. Byte tables: docs/FORMAT.md.
+#include "bloomkit/redisbloom_codec.h"
+
+#include <lzf.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "bloomkit/format.h"
+#include "internal/codec.h"
+#include "internal/endian.h"
+#include "internal/message.h"
+#include "internal/redisbloom_builder.h"
+
+namespace bloomkit {
+namespace {
+
+using internal::LoadLE;
+using internal::MakeError;
+using internal::StoreLE;
+
+// RDB (Redis rdb.h): value type 7 is a module value whose primitives carry opcodes.
+constexpr std::uint8_t kRdbTypeModule2 = 7;
+constexpr std::uint64_t kOpEof = 0;
+constexpr std::uint64_t kOpSint = 1;
+constexpr std::uint64_t kOpUint = 2;
+constexpr std::uint64_t kOpFloat = 3;
+constexpr std::uint64_t kOpDouble = 4;
+constexpr std::uint64_t kOpString = 5;
+// Length encodings: 00xxxxxx, 01xxxxxx xxxxxxxx, 0x80 + 4 bytes BE, 0x81 + 8 bytes BE,
+// 11xxxxxx = a special string encoding: 0 int8, 1 int16, 2 int32, 3 LZF.
+constexpr std::uint8_t kEncInt8 = 0;
+constexpr std::uint8_t kEncInt16 = 1;
+constexpr std::uint8_t kEncInt32 = 2;
+constexpr std::uint8_t kEncLzf = 3;
+constexpr std::uint16_t kMaxRdbVersion = 12;  // Redis 7.4
+constexpr std::size_t kTrailerBytes = 10;     // RDB version (2) + CRC-64 (8)
+constexpr std::string_view kModuleIdChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+// SCANDUMP header chunks (RedisBloom's packed structs, little-endian).
+constexpr std::size_t kChainHeaderBytes = 20;   // size u64, nfilters u32, options u32, growth u32
+constexpr std::size_t kLinkHeaderBytes = 53;    // bytes, bits, size u64; error, bpe f64; hashes u32;
+                                                // entries u64; n2 u8
+constexpr std::size_t kCuckooHeaderBytes = 38;  // items, buckets, deletes, filters u64; bucket
+                                                // size, max iterations, expansion u16
+
+std::uint64_t F64Bits(double d) noexcept {
+  return std::bit_cast<std::uint64_t>(d);
+}
+double BitsF64(std::uint64_t u) noexcept {
+  return std::bit_cast<double>(u);
+}
+
+Error Truncated(std::string_view what) {
+  return MakeError(ErrorCode::kTruncated, "the payload ends inside ", what);
+}
+
+// ---------------------------------------------------------------------------------------
+// CRC-64 (Jones), reflected, table-driven.
+
+constexpr std::array<std::uint64_t, 256> MakeCrcTable() {
+  std::array<std::uint64_t, 256> t{};
+  constexpr std::uint64_t kPolyReflected = 0x95ac9329ac4bc9b5ULL;  // 0xad93d23594c935a9 bit-reversed
+  for (std::uint64_t i = 0; i < 256; ++i) {
+    std::uint64_t c = i;
+    for (int k = 0; k < 8; ++k) c = (c & 1) != 0 ? (c >> 1) ^ kPolyReflected : c >> 1;
+    t[i] = c;
+  }
+  return t;
+}
+constexpr std::array<std::uint64_t, 256> kCrcTable = MakeCrcTable();
+
+// Redis' rdbTryIntegerEncoding: a string of at most 11 bytes that is the canonical
+// decimal form of a number in int32 range is stored as that integer.
+bool CanonicalInt32(std::span<const std::byte> s, std::int32_t* out) {
+  if (s.empty() || s.size() > 11) return false;
+  std::string text(reinterpret_cast<const char*>(s.data()), s.size());
+  std::size_t i = 0;
+  bool negative = false;
+  if (text[0] == '-') {
+    negative = true;
+    i = 1;
+  }
+  if (i == text.size()) return false;
+  if (text[i] == '0' && text.size() != i + 1) return false;
+  if (negative && text == "-0") return false;
+  std::int64_t v = 0;
+  for (; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+    v = v * 10 + (text[i] - '0');
+    if (v > (std::int64_t{1} << 32)) return false;
+  }
+  if (negative) v = -v;
+  if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) return false;
+  *out = static_cast<std::int32_t>(v);
+  return true;
+}
+
+}  // namespace
+
+std::uint64_t RedisCrc64(std::uint64_t crc, std::span<const std::byte> bytes) noexcept {
+  for (const std::byte b : bytes) crc = kCrcTable[(crc ^ std::to_integer<std::uint64_t>(b)) & 0xff] ^ (crc >> 8);
+  return crc;
+}
+
+std::uint64_t ModuleTypeId(std::string_view name, int encoding_version) noexcept {
+  std::uint64_t id = 0;
+  for (std::size_t i = 0; i < 9; ++i) {
+    const std::size_t pos = i < name.size() ? kModuleIdChars.find(name[i]) : std::string_view::npos;
+    id = (id << 6) | (pos == std::string_view::npos ? 0 : pos);
+  }
+  return (id << 10) | (static_cast<std::uint64_t>(encoding_version) & 1023U);
+}
+
+// ---------------------------------------------------------------------------------------
+// DumpPayloadReader.
+
+DumpPayloadReader::DumpPayloadReader(DumpPayloadReader&& other) noexcept = default;
+
+Result<DumpPayloadReader> DumpPayloadReader::Open(std::span<const std::byte> payload, std::uint64_t max_string_bytes) {
+  if (payload.size() < 1 + kTrailerBytes) {
+    return MakeError(ErrorCode::kTruncated, "a DUMP payload has at least 11 bytes, got ", payload.size());
+  }
+  const std::size_t body_end = payload.size() - kTrailerBytes;
+  const auto version = LoadLE<std::uint16_t>(payload.data() + body_end);
+  const auto crc = LoadLE<std::uint64_t>(payload.data() + body_end + 2);
+  const std::uint64_t want = RedisCrc64(0, payload.first(body_end + 2));
+  if (crc != want) {
+    return MakeError(ErrorCode::kChecksumMismatch, "DUMP payload CRC-64 is 0x", std::hex, crc, ", computed 0x", want);
+  }
+  if (version > kMaxRdbVersion) {
+    return MakeError(ErrorCode::kUnsupportedVersion, "DUMP payload of RDB version ", version, " (at most ",
+                     kMaxRdbVersion, ")");
+  }
+  if (std::to_integer<std::uint8_t>(payload[0]) != kRdbTypeModule2) {
+    return MakeError(ErrorCode::kWrongKind, "RDB value type ", std::to_integer<int>(payload[0]),
+                     " is not a module value (7)");
+  }
+  DumpPayloadReader r;
+  r.body_ = payload.first(body_end);
+  r.pos_ = 1;
+  r.rdb_version_ = version;
+  r.max_string_bytes_ = max_string_bytes;
+  bool encoded = false;
+  auto id = r.ReadLength(&encoded);
+  if (!id.ok()) return std::move(id).error();
+  if (encoded) return MakeError(ErrorCode::kParameterMismatch, "the module type id is not a length");
+  r.type_id_ = id.value();
+  return r;
+}
+
+std::string DumpPayloadReader::type_name() const {
+  std::string name(9, '?');
+  std::uint64_t id = type_id_ >> 10;
+  for (std::size_t i = 9; i-- > 0;) {
+    name[i] = kModuleIdChars[id & 63];
+    id >>= 6;
+  }
+  return name;
+}
+
+Result<std::uint64_t> DumpPayloadReader::ReadLength(bool* encoded) {
+  *encoded = false;
+  if (pos_ >= body_.size()) return Truncated("a length");
+  const auto first = std::to_integer<std::uint8_t>(body_[pos_++]);
+  switch (first >> 6) {
+    case 0: return std::uint64_t{first & 63U};
+    case 1:
+      if (pos_ >= body_.size()) return Truncated("a length");
+      return std::uint64_t{(first & 63U) << 8 | std::to_integer<std::uint8_t>(body_[pos_++])};
+    case 3: *encoded = true; return std::uint64_t{first & 63U};
+    default: break;
+  }
+  const std::size_t n = first == 0x80 ? 4 : first == 0x81 ? 8 : 0;
+  if (n == 0) return MakeError(ErrorCode::kParameterMismatch, "unknown length prefix 0x", std::hex, int{first});
+  if (body_.size() - pos_ < n) return Truncated("a length");
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < n; ++i) v = v << 8 | std::to_integer<std::uint8_t>(body_[pos_++]);
+  return v;
+}
+
+Status DumpPayloadReader::ReadOpcode(std::uint64_t expected) {
+  bool encoded = false;
+  auto op = ReadLength(&encoded);
+  if (!op.ok()) return op.error();
+  if (encoded || op.value() != expected) {
+    return MakeError(ErrorCode::kParameterMismatch, "module value opcode ", op.value(), " where ", expected,
+                     " was expected");
+  }
+  return {};
+}
+
+Result<std::uint64_t> DumpPayloadReader::LoadUnsigned() {
+  Status op = ReadOpcode(kOpUint);
+  if (!op.ok()) return op.error();
+  bool encoded = false;
+  auto v = ReadLength(&encoded);
+  if (v.ok() && encoded) return MakeError(ErrorCode::kParameterMismatch, "an unsigned value is a string encoding");
+  return v;
+}
+
+Result<std::int64_t> DumpPayloadReader::LoadSigned() {
+  Status op = ReadOpcode(kOpSint);
+  if (!op.ok()) return op.error();
+  bool encoded = false;
+  auto v = ReadLength(&encoded);
+  if (!v.ok()) return std::move(v).error();
+  if (encoded) return MakeError(ErrorCode::kParameterMismatch, "a signed value is a string encoding");
+  return static_cast<std::int64_t>(v.value());
+}
+
+Result<double> DumpPayloadReader::LoadDouble() {
+  Status op = ReadOpcode(kOpDouble);
+  if (!op.ok()) return op.error();
+  if (body_.size() - pos_ < 8) return Truncated("a double");
+  const double d = BitsF64(LoadLE<std::uint64_t>(body_.data() + pos_));
+  pos_ += 8;
+  return d;
+}
+
+Result<float> DumpPayloadReader::LoadFloat() {
+  Status op = ReadOpcode(kOpFloat);
+  if (!op.ok()) return op.error();
+  if (body_.size() - pos_ < 4) return Truncated("a float");
+  const float f = std::bit_cast<float>(LoadLE<std::uint32_t>(body_.data() + pos_));
+  pos_ += 4;
+  return f;
+}
+
+Result<std::span<const std::byte>> DumpPayloadReader::LoadStringBuffer() {
+  Status op = ReadOpcode(kOpString);
+  if (!op.ok()) return op.error();
+  bool encoded = false;
+  auto len = ReadLength(&encoded);
+  if (!len.ok()) return std::move(len).error();
+  if (!encoded) {
+    if (len.value() > body_.size() - pos_) {
+      return MakeError(ErrorCode::kTruncated, "a string of ", len.value(), " bytes with ", body_.size() - pos_,
+                       " bytes left");
+    }
+    const auto s = body_.subspan(pos_, static_cast<std::size_t>(len.value()));
+    pos_ += s.size();
+    return s;
+  }
+  const std::uint64_t enc = len.value();
+  if (enc == kEncInt8 || enc == kEncInt16 || enc == kEncInt32) {
+    const std::size_t n = enc == kEncInt8 ? 1 : enc == kEncInt16 ? 2 : 4;
+    if (body_.size() - pos_ < n) return Truncated("an integer string");
+    std::int64_t v = 0;
+    if (n == 1) v = static_cast<std::int8_t>(std::to_integer<std::uint8_t>(body_[pos_]));
+    if (n == 2) v = static_cast<std::int16_t>(LoadLE<std::uint16_t>(body_.data() + pos_));
+    if (n == 4) v = static_cast<std::int32_t>(LoadLE<std::uint32_t>(body_.data() + pos_));
+    pos_ += n;
+    const std::string text = std::to_string(v);
+    scratch_.assign(reinterpret_cast<const std::byte*>(text.data()),
+                    reinterpret_cast<const std::byte*>(text.data()) + text.size());
+    return std::span<const std::byte>(scratch_);
+  }
+  if (enc != kEncLzf) return MakeError(ErrorCode::kParameterMismatch, "unknown string encoding ", enc);
+  auto clen = ReadLength(&encoded);
+  if (!clen.ok()) return std::move(clen).error();
+  auto ulen = ReadLength(&encoded);
+  if (!ulen.ok()) return std::move(ulen).error();
+  if (clen.value() > body_.size() - pos_) {
+    return MakeError(ErrorCode::kTruncated, "an LZF string of ", clen.value(), " bytes with ", body_.size() - pos_,
+                     " bytes left");
+  }
+  if (ulen.value() > max_string_bytes_ || ulen.value() > std::numeric_limits<unsigned int>::max() ||
+      clen.value() > std::numeric_limits<unsigned int>::max() || ulen.value() == 0) {
+    return MakeError(ErrorCode::kTooLarge, "an LZF string claims ", ulen.value(), " bytes (1 to ",
+                     std::min<std::uint64_t>(max_string_bytes_, std::numeric_limits<unsigned int>::max()), ")");
+  }
+  // LZF expands at most about 100-fold: a claim beyond that is refused before allocating.
+  if (ulen.value() / 128 > clen.value()) {
+    return MakeError(ErrorCode::kDecompressFailed, "an LZF string of ", clen.value(), " bytes cannot expand to ",
+                     ulen.value());
+  }
+  scratch_.assign(static_cast<std::size_t>(ulen.value()), std::byte{0});
+  const unsigned int got = lzf_decompress(body_.data() + pos_, static_cast<unsigned int>(clen.value()), scratch_.data(),
+                                          static_cast<unsigned int>(ulen.value()));
+  if (got != ulen.value()) {
+    return MakeError(ErrorCode::kDecompressFailed, "an LZF string does not decompress to its ", ulen.value(), " bytes");
+  }
+  pos_ += static_cast<std::size_t>(clen.value());
+  return std::span<const std::byte>(scratch_);
+}
+
+Status DumpPayloadReader::Finish() {
+  Status op = ReadOpcode(kOpEof);
+  if (!op.ok()) return op;
+  if (pos_ != body_.size()) {
+    return MakeError(ErrorCode::kParameterMismatch, body_.size() - pos_, " bytes follow the module value");
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------
+// DumpPayloadWriter.
+
+DumpPayloadWriter::DumpPayloadWriter(std::string_view type_name, int encoding_version, bool compress)
+    : compress_(compress) {
+  out_.push_back(std::byte{kRdbTypeModule2});
+  // The id always takes the 9-byte form: it uses all 64 bits.
+  const std::uint64_t id = ModuleTypeId(type_name, encoding_version);
+  out_.push_back(std::byte{0x81});
+  for (int i = 7; i >= 0; --i) out_.push_back(static_cast<std::byte>((id >> (8 * i)) & 0xff));
+}
+
+void DumpPayloadWriter::WriteLength(std::uint64_t value) {
+  if (value < (1U << 6)) {
+    out_.push_back(static_cast<std::byte>(value));
+  } else if (value < (1U << 14)) {
+    out_.push_back(static_cast<std::byte>(0x40 | (value >> 8)));
+    out_.push_back(static_cast<std::byte>(value & 0xff));
+  } else if (value <= 0xffffffffULL) {
+    out_.push_back(std::byte{0x80});
+    for (int i = 3; i >= 0; --i) out_.push_back(static_cast<std::byte>((value >> (8 * i)) & 0xff));
+  } else {
+    out_.push_back(std::byte{0x81});
+    for (int i = 7; i >= 0; --i) out_.push_back(static_cast<std::byte>((value >> (8 * i)) & 0xff));
+  }
+}
+
+void DumpPayloadWriter::SaveUnsigned(std::uint64_t value) {
+  WriteLength(kOpUint);
+  WriteLength(value);
+}
+
+void DumpPayloadWriter::SaveSigned(std::int64_t value) {
+  WriteLength(kOpSint);
+  WriteLength(static_cast<std::uint64_t>(value));
+}
+
+void DumpPayloadWriter::SaveDouble(double value) {
+  WriteLength(kOpDouble);
+  const std::size_t at = out_.size();
+  out_.resize(at + 8);
+  StoreLE<std::uint64_t>(out_.data() + at, F64Bits(value));
+}
+
+void DumpPayloadWriter::SaveFloat(float value) {
+  WriteLength(kOpFloat);
+  const std::size_t at = out_.size();
+  out_.resize(at + 4);
+  StoreLE<std::uint32_t>(out_.data() + at, std::bit_cast<std::uint32_t>(value));
+}
+
+void DumpPayloadWriter::SaveStringBuffer(std::span<const std::byte> bytes) {
+  WriteLength(kOpString);
+  std::int32_t v = 0;
+  if (CanonicalInt32(bytes, &v)) {
+    if (v >= -(1 << 7) && v < (1 << 7)) {
+      out_.push_back(std::byte{0xc0 | kEncInt8});
+      out_.push_back(static_cast<std::byte>(static_cast<std::uint8_t>(v)));
+    } else if (v >= -(1 << 15) && v < (1 << 15)) {
+      out_.push_back(std::byte{0xc0 | kEncInt16});
+      const std::size_t at = out_.size();
+      out_.resize(at + 2);
+      StoreLE<std::uint16_t>(out_.data() + at, static_cast<std::uint16_t>(v));
+    } else {
+      out_.push_back(std::byte{0xc0 | kEncInt32});
+      const std::size_t at = out_.size();
+      out_.resize(at + 4);
+      StoreLE<std::uint32_t>(out_.data() + at, static_cast<std::uint32_t>(v));
+    }
+    return;
+  }
+  // Redis compresses strings over 20 bytes into at most len - 4 bytes, or not at all.
+  if (compress_ && bytes.size() > 20 && bytes.size() <= std::numeric_limits<unsigned int>::max()) {
+    std::vector<std::byte> packed(bytes.size() - 4 + 1);
+    const unsigned int n = lzf_compress(bytes.data(), static_cast<unsigned int>(bytes.size()), packed.data(),
+                                        static_cast<unsigned int>(bytes.size() - 4));
+    if (n != 0) {
+      out_.push_back(std::byte{0xc0 | kEncLzf});
+      WriteLength(n);
+      WriteLength(bytes.size());
+      out_.insert(out_.end(), packed.begin(), packed.begin() + n);
+      return;
+    }
+  }
+  WriteLength(bytes.size());
+  out_.insert(out_.end(), bytes.begin(), bytes.end());
+}
+
+std::vector<std::byte> DumpPayloadWriter::Finish(std::uint16_t rdb_version) && {
+  WriteLength(kOpEof);
+  const std::size_t at = out_.size();
+  out_.resize(at + kTrailerBytes);
+  StoreLE<std::uint16_t>(out_.data() + at, rdb_version);
+  StoreLE<std::uint64_t>(out_.data() + at + 2, RedisCrc64(0, std::span<const std::byte>(out_).first(at + 2)));
+  return std::move(out_);
+}
+
+// ---------------------------------------------------------------------------------------
+// RDB values.
+
+namespace {
+
+Result<std::uint32_t> Narrow32(Result<std::uint64_t> v, std::string_view what) {
+  if (!v.ok()) return std::move(v).error();
+  if (v.value() > std::numeric_limits<std::uint32_t>::max()) {
+    return MakeError(ErrorCode::kParameterMismatch, what, " ", v.value(), " is over 2^32 - 1");
+  }
+  return static_cast<std::uint32_t>(v.value());
+}
+
+}  // namespace
+
+Result<RedisBloomScalableFilter> LoadRedisBloomRdb(RdbReader& in, int encoding_version, const LoadOptions& options) {
+  if (encoding_version < 0 || encoding_version > kRedisBloomEncodingVersion) {
+    return MakeError(ErrorCode::kUnsupportedVersion, "MBbloom-- encoding version ", encoding_version, " (reads 0 to ",
+                     kRedisBloomEncodingVersion, ")");
+  }
+  auto size = in.LoadUnsigned();
+  if (!size.ok()) return std::move(size).error();
+  auto nfilters = in.LoadUnsigned();
+  if (!nfilters.ok()) return std::move(nfilters).error();
+  if (nfilters.value() == 0 || nfilters.value() > kRedisBloomMaxLinks) {
+    return MakeError(ErrorCode::kParameterMismatch, "number of links ", nfilters.value(), " is not in [1, ",
+                     kRedisBloomMaxLinks, "]");
+  }
+  std::uint32_t chain_options = 0;
+  std::uint32_t growth = 2;
+  if (encoding_version >= 2) {
+    auto o = Narrow32(in.LoadUnsigned(), "options");
+    if (!o.ok()) return std::move(o).error();
+    chain_options = o.value();
+  }
+  if (encoding_version >= 4) {
+    auto g = Narrow32(in.LoadUnsigned(), "expansion");
+    if (!g.ok()) return std::move(g).error();
+    growth = g.value();
+  }
+  internal::RedisBloomBuilder builder(options.max_memory_bytes);
+  for (std::uint64_t i = 0; i < nfilters.value(); ++i) {
+    RedisBloomLinkParams p;
+    auto entries = in.LoadUnsigned();
+    if (!entries.ok()) return std::move(entries).error();
+    p.entries = entries.value();
+    auto error = in.LoadDouble();
+    if (!error.ok()) return std::move(error).error();
+    p.error = error.value();
+    auto hashes = Narrow32(in.LoadUnsigned(), "hash count");
+    if (!hashes.ok()) return std::move(hashes).error();
+    p.hashes = hashes.value();
+    auto bpe = in.LoadDouble();
+    if (!bpe.ok()) return std::move(bpe).error();
+    p.bpe = bpe.value();
+    if (encoding_version == 0) {
+      // Version 0 saved no bit count: RedisBloom 1.0 derived it from entries * bpe.
+      const double bits = static_cast<double>(p.entries) * p.bpe;
+      if (!(bits >= 0) || !(bits < 18446744073709549568.0)) {
+        return MakeError(ErrorCode::kParameterMismatch, "link ", i, ": ", p.entries, " entries at ", p.bpe,
+                         " bits each do not fit 64 bits");
+      }
+      p.bits = static_cast<std::uint64_t>(bits);
+    } else {
+      auto bits = in.LoadUnsigned();
+      if (!bits.ok()) return std::move(bits).error();
+      p.bits = bits.value();
+      auto n2 = in.LoadUnsigned();
+      if (!n2.ok()) return std::move(n2).error();
+      if (n2.value() > 63)
+        return MakeError(ErrorCode::kParameterMismatch, "link ", i, ": n2 ", n2.value(), " is over 63");
+      p.n2 = static_cast<std::uint8_t>(n2.value());
+    }
+    auto data = in.LoadStringBuffer();
+    if (!data.ok()) return std::move(data).error();
+    p.bytes = data->size();
+    // RedisBloom checks the string holds ceil(bits / 8) bytes; the link check then
+    // wants bits == 8 * bytes exactly.
+    auto sz = in.LoadUnsigned();
+    if (!sz.ok()) return std::move(sz).error();
+    p.size = sz.value();
+    Status added = builder.AppendLink(p, data.value());
+    if (!added.ok()) return added.error();
+  }
+  return std::move(builder).Finish(size.value(), chain_options, growth);
+}
+
+void SaveRedisBloomRdb(RdbWriter& out, const RedisBloomScalableFilter& filter) {
+  out.SaveUnsigned(filter.count());
+  out.SaveUnsigned(filter.num_filters());
+  out.SaveUnsigned(filter.option_bits());
+  out.SaveUnsigned(filter.expansion());
+  for (std::size_t i = 0; i < filter.num_filters(); ++i) {
+    const RedisBloomLinkParams& p = filter.link(i);
+    out.SaveUnsigned(p.entries);
+    out.SaveDouble(p.error);
+    out.SaveUnsigned(p.hashes);
+    out.SaveDouble(p.bpe);
+    out.SaveUnsigned(p.bits);
+    out.SaveUnsigned(p.n2);
+    out.SaveStringBuffer(filter.link_data(i));
+    out.SaveUnsigned(p.size);
+  }
+}
+
+Result<RedisCuckooFilter> LoadRedisCuckooRdb(RdbReader& in, int encoding_version, const LoadOptions& options) {
+  if (encoding_version < 0 || encoding_version > kRedisCuckooEncodingVersion) {
+    return MakeError(ErrorCode::kUnsupportedVersion, "MBbloomCF encoding version ", encoding_version, " (reads 0 to ",
+                     kRedisCuckooEncodingVersion, ")");
+  }
+  RedisCuckooParams p;
+  const bool old_layout = encoding_version < 4;
+  auto nf = in.LoadUnsigned();
+  if (!nf.ok()) return std::move(nf).error();
+  auto nb = in.LoadUnsigned();
+  if (!nb.ok()) return std::move(nb).error();
+  auto items = in.LoadUnsigned();
+  if (!items.ok()) return std::move(items).error();
+  p.num_filters = nf.value();
+  p.num_buckets = nb.value();
+  p.num_items = items.value();
+  if (old_layout) {
+    // Before sub-filters could grow, every one had the same buckets of 2 slots.
+    p.num_deletes = 0;
+    p.bucket_size = 2;
+    p.max_iterations = 20;
+    p.expansion = 1;
+  } else {
+    auto deletes = in.LoadUnsigned();
+    if (!deletes.ok()) return std::move(deletes).error();
+    p.num_deletes = deletes.value();
+    auto bs = Narrow32(in.LoadUnsigned(), "bucket size");
+    if (!bs.ok()) return std::move(bs).error();
+    auto mi = Narrow32(in.LoadUnsigned(), "max iterations");
+    if (!mi.ok()) return std::move(mi).error();
+    auto ex = Narrow32(in.LoadUnsigned(), "expansion");
+    if (!ex.ok()) return std::move(ex).error();
+    p.bucket_size = bs.value();
+    p.max_iterations = mi.value();
+    p.expansion = ex.value();
+  }
+  auto made = RedisCuckooFilter::FromParams(p, options);
+  if (!made.ok()) return std::move(made).error();
+  RedisCuckooFilter& filter = made.value();
+  for (std::size_t i = 0; i < filter.num_filters(); ++i) {
+    if (!old_layout) {
+      auto buckets = in.LoadUnsigned();
+      if (!buckets.ok()) return std::move(buckets).error();
+      if (buckets.value() != filter.filter_buckets(i)) {
+        return MakeError(ErrorCode::kParameterMismatch, "sub-filter ", i, " has ", buckets.value(),
+                         " buckets, expected ", filter.filter_buckets(i));
+      }
+    }
+    auto data = in.LoadStringBuffer();
+    if (!data.ok()) return std::move(data).error();
+    const std::span<std::byte> slots = filter.filter_data(i);
+    if (data->size() != slots.size()) {
+      return MakeError(ErrorCode::kParameterMismatch, "sub-filter ", i, " has ", data->size(), " bytes, expected ",
+                       slots.size());
+    }
+    if (!slots.empty()) std::memcpy(slots.data(), data->data(), slots.size());
+  }
+  if (filter.CountOccupiedSlots() != filter.count()) {
+    return MakeError(ErrorCode::kParameterMismatch, "item count ", filter.count(), " differs from the ",
+                     filter.CountOccupiedSlots(), " fingerprints stored");
+  }
+  return made;
+}
+
+void SaveRedisCuckooRdb(RdbWriter& out, const RedisCuckooFilter& filter) {
+  out.SaveUnsigned(filter.num_filters());
+  out.SaveUnsigned(filter.num_buckets());
+  out.SaveUnsigned(filter.count());
+  out.SaveUnsigned(filter.num_deletes());
+  out.SaveUnsigned(filter.bucket_size());
+  out.SaveUnsigned(filter.max_iterations());
+  out.SaveUnsigned(filter.expansion());
+  for (std::size_t i = 0; i < filter.num_filters(); ++i) {
+    out.SaveUnsigned(filter.filter_buckets(i));
+    out.SaveStringBuffer(filter.filter_data(i));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// DUMP payloads.
+
+std::vector<std::byte> EncodeRedisBloomDump(const RedisBloomScalableFilter& filter, std::uint16_t rdb_version) {
+  DumpPayloadWriter w(kRedisBloomTypeName, kRedisBloomEncodingVersion);
+  SaveRedisBloomRdb(w, filter);
+  return std::move(w).Finish(rdb_version);
+}
+
+std::vector<std::byte> EncodeRedisCuckooDump(const RedisCuckooFilter& filter, std::uint16_t rdb_version) {
+  DumpPayloadWriter w(kRedisCuckooTypeName, kRedisCuckooEncodingVersion);
+  SaveRedisCuckooRdb(w, filter);
+  return std::move(w).Finish(rdb_version);
+}
+
+Result<FilterKind> RedisBloomDumpKind(std::span<const std::byte> payload) {
+  auto r = DumpPayloadReader::Open(payload);
+  if (!r.ok()) return std::move(r).error();
+  const std::string name = r->type_name();
+  if (name == kRedisBloomTypeName) return FilterKind::kRedisBloomScalable;
+  if (name == kRedisCuckooTypeName) return FilterKind::kRedisBloomCuckoo;
+  return MakeError(ErrorCode::kWrongKind, "module type '", name, "' is not MBbloom-- or MBbloomCF");
+}
+
+namespace {
+
+template <typename Filter, typename Loader>
+Result<Filter> DecodeDump(std::span<const std::byte> payload, std::string_view type_name, const LoadOptions& options,
+                          Loader load) {
+  auto r = DumpPayloadReader::Open(payload, options.max_memory_bytes);
+  if (!r.ok()) return std::move(r).error();
+  if (r->type_name() != type_name) {
+    return MakeError(ErrorCode::kWrongKind, "module type '", r->type_name(), "', not ", type_name);
+  }
+  auto filter = load(r.value(), r->encoding_version(), options);
+  if (!filter.ok()) return std::move(filter).error();
+  Status end = r->Finish();
+  if (!end.ok()) return end.error();
+  return filter;
+}
+
+}  // namespace
+
+Result<RedisBloomScalableFilter> DecodeRedisBloomDump(std::span<const std::byte> payload, const LoadOptions& options) {
+  return DecodeDump<RedisBloomScalableFilter>(
+      payload, kRedisBloomTypeName, options,
+      [](RdbReader& in, int v, const LoadOptions& o) { return LoadRedisBloomRdb(in, v, o); });
+}
+
+Result<RedisCuckooFilter> DecodeRedisCuckooDump(std::span<const std::byte> payload, const LoadOptions& options) {
+  return DecodeDump<RedisCuckooFilter>(
+      payload, kRedisCuckooTypeName, options,
+      [](RdbReader& in, int v, const LoadOptions& o) { return LoadRedisCuckooRdb(in, v, o); });
+}
+
+// ---------------------------------------------------------------------------------------
+// SCANDUMP chunks.
+
+std::vector<std::byte> EncodeRedisBloomHeaderChunk(const RedisBloomScalableFilter& filter) {
+  std::vector<std::byte> out(kChainHeaderBytes + kLinkHeaderBytes * filter.num_filters());
+  std::byte* p = out.data();
+  StoreLE<std::uint64_t>(p, filter.count());
+  StoreLE<std::uint32_t>(p + 8, static_cast<std::uint32_t>(filter.num_filters()));
+  StoreLE<std::uint32_t>(p + 12, filter.option_bits());
+  StoreLE<std::uint32_t>(p + 16, filter.expansion());
+  p += kChainHeaderBytes;
+  for (std::size_t i = 0; i < filter.num_filters(); ++i, p += kLinkHeaderBytes) {
+    const RedisBloomLinkParams& l = filter.link(i);
+    StoreLE<std::uint64_t>(p, l.bytes);
+    StoreLE<std::uint64_t>(p + 8, l.bits);
+    StoreLE<std::uint64_t>(p + 16, l.size);
+    StoreLE<std::uint64_t>(p + 24, F64Bits(l.error));
+    StoreLE<std::uint64_t>(p + 32, F64Bits(l.bpe));
+    StoreLE<std::uint32_t>(p + 40, l.hashes);
+    StoreLE<std::uint64_t>(p + 44, l.entries);
+    p[52] = static_cast<std::byte>(l.n2);
+  }
+  return out;
+}
+
+Result<RedisBloomScalableFilter> RedisBloomFromHeaderChunk(std::span<const std::byte> chunk,
+                                                           const LoadOptions& options) {
+  if (chunk.size() < kChainHeaderBytes) {
+    return MakeError(ErrorCode::kTruncated, "a Bloom header chunk has at least ", kChainHeaderBytes, " bytes, got ",
+                     chunk.size());
+  }
+  const std::byte* p = chunk.data();
+  RedisBloomChainParams params;
+  params.size = LoadLE<std::uint64_t>(p);
+  const auto nfilters = LoadLE<std::uint32_t>(p + 8);
+  params.options = LoadLE<std::uint32_t>(p + 12);
+  params.growth = LoadLE<std::uint32_t>(p + 16);
+  if (nfilters == 0 || nfilters > kRedisBloomMaxLinks ||
+      chunk.size() != kChainHeaderBytes + kLinkHeaderBytes * std::uint64_t{nfilters}) {
+    return MakeError(ErrorCode::kParameterMismatch, "a Bloom header chunk of ", chunk.size(), " bytes for ", nfilters,
+                     " links (1 to ", kRedisBloomMaxLinks, " links of ", kLinkHeaderBytes, " bytes after ",
+                     kChainHeaderBytes, ")");
+  }
+  p += kChainHeaderBytes;
+  for (std::uint32_t i = 0; i < nfilters; ++i, p += kLinkHeaderBytes) {
+    RedisBloomLinkParams l;
+    l.bytes = LoadLE<std::uint64_t>(p);
+    l.bits = LoadLE<std::uint64_t>(p + 8);
+    l.size = LoadLE<std::uint64_t>(p + 16);
+    l.error = BitsF64(LoadLE<std::uint64_t>(p + 24));
+    l.bpe = BitsF64(LoadLE<std::uint64_t>(p + 32));
+    l.hashes = LoadLE<std::uint32_t>(p + 40);
+    l.entries = LoadLE<std::uint64_t>(p + 44);
+    l.n2 = std::to_integer<std::uint8_t>(p[52]);
+    params.links.push_back(l);
+  }
+  return RedisBloomScalableFilter::FromParams(params, options);
+}
+
+namespace {
+
+// Which link holds byte `offset` of the concatenated arrays, and where in it.
+bool FindLink(const RedisBloomScalableFilter& f, std::uint64_t offset, std::size_t* link, std::uint64_t* at) {
+  for (std::size_t i = 0; i < f.num_filters(); ++i) {
+    const std::uint64_t bytes = f.link(i).bytes;
+    if (offset < bytes) {
+      *link = i;
+      *at = offset;
+      return true;
+    }
+    offset -= bytes;
+  }
+  return false;
+}
+
+}  // namespace
+
+RedisBloomChunk NextRedisBloomChunk(const RedisBloomScalableFilter& filter, std::int64_t iterator,
+                                    std::size_t max_chunk_bytes) noexcept {
+  std::size_t link = 0;
+  std::uint64_t at = 0;
+  if (iterator < 1 || !FindLink(filter, static_cast<std::uint64_t>(iterator - 1), &link, &at)) return {0, {}};
+  const std::span<const std::byte> data = filter.link_data(link);
+  const std::size_t n = std::min<std::uint64_t>(max_chunk_bytes, data.size() - at);
+  return {iterator + static_cast<std::int64_t>(n), data.subspan(static_cast<std::size_t>(at), n)};
+}
+
+Status LoadRedisBloomChunk(RedisBloomScalableFilter& filter, std::int64_t iterator, std::span<const std::byte> bytes) {
+  if (bytes.empty() || iterator <= 0 || static_cast<std::uint64_t>(iterator) < bytes.size()) {
+    return MakeError(ErrorCode::kParameterMismatch, "chunk of ", bytes.size(), " bytes at iterator ", iterator,
+                     " (the iterator must be past the chunk's end)");
+  }
+  const std::uint64_t start = static_cast<std::uint64_t>(iterator) - bytes.size();
+  std::size_t link = 0;
+  std::uint64_t at = 0;
+  if (start < 1 || !FindLink(filter, start - 1, &link, &at)) {
+    return MakeError(ErrorCode::kParameterMismatch, "chunk at iterator ", iterator, " starts outside the filter");
+  }
+  const std::span<std::byte> data = filter.link_data(link);
+  if (bytes.size() > data.size() - at) {
+    return MakeError(ErrorCode::kParameterMismatch, "chunk of ", bytes.size(), " bytes overruns link ", link, " (",
+                     data.size() - at, " bytes left)");
+  }
+  std::memcpy(data.data() + at, bytes.data(), bytes.size());
+  return {};
+}
+
+std::vector<std::byte> EncodeRedisCuckooHeaderChunk(const RedisCuckooFilter& filter) {
+  std::vector<std::byte> out(kCuckooHeaderBytes);
+  std::byte* p = out.data();
+  StoreLE<std::uint64_t>(p, filter.count());
+  StoreLE<std::uint64_t>(p + 8, filter.num_buckets());
+  StoreLE<std::uint64_t>(p + 16, filter.num_deletes());
+  StoreLE<std::uint64_t>(p + 24, filter.num_filters());
+  StoreLE<std::uint16_t>(p + 32, static_cast<std::uint16_t>(filter.bucket_size()));
+  StoreLE<std::uint16_t>(p + 34, static_cast<std::uint16_t>(filter.max_iterations()));
+  StoreLE<std::uint16_t>(p + 36, static_cast<std::uint16_t>(filter.expansion()));
+  return out;
+}
+
+Result<RedisCuckooFilter> RedisCuckooFromHeaderChunk(std::span<const std::byte> chunk, const LoadOptions& options) {
+  if (chunk.size() != kCuckooHeaderBytes) {
+    return MakeError(ErrorCode::kParameterMismatch, "a cuckoo header chunk has ", kCuckooHeaderBytes, " bytes, got ",
+                     chunk.size());
+  }
+  const std::byte* p = chunk.data();
+  RedisCuckooParams params;
+  params.num_items = LoadLE<std::uint64_t>(p);
+  params.num_buckets = LoadLE<std::uint64_t>(p + 8);
+  params.num_deletes = LoadLE<std::uint64_t>(p + 16);
+  params.num_filters = LoadLE<std::uint64_t>(p + 24);
+  params.bucket_size = LoadLE<std::uint16_t>(p + 32);
+  params.max_iterations = LoadLE<std::uint16_t>(p + 34);
+  params.expansion = LoadLE<std::uint16_t>(p + 36);
+  return RedisCuckooFilter::FromParams(params, options);
+}
+
+namespace {
+
+bool FindSubFilter(const RedisCuckooFilter& f, std::uint64_t offset, std::size_t* index, std::uint64_t* at) {
+  for (std::size_t i = 0; i < f.num_filters(); ++i) {
+    const std::uint64_t bytes = f.filter_data(i).size();
+    if (offset < bytes) {
+      *index = i;
+      *at = offset;
+      return true;
+    }
+    offset -= bytes;
+  }
+  return false;
+}
+
+}  // namespace
+
+RedisBloomChunk NextRedisCuckooChunk(const RedisCuckooFilter& filter, std::int64_t iterator,
+                                     std::size_t max_chunk_bytes) noexcept {
+  std::size_t index = 0;
+  std::uint64_t at = 0;
+  if (iterator < 1 || !FindSubFilter(filter, static_cast<std::uint64_t>(iterator - 1), &index, &at)) return {0, {}};
+  const std::span<const std::byte> data = filter.filter_data(index);
+  // A sub-filter that fits in one chunk is sent whole (RedisBloom's rule).
+  if (data.size() <= max_chunk_bytes) return {iterator + static_cast<std::int64_t>(data.size()), data};
+  const std::size_t n = std::min<std::uint64_t>(max_chunk_bytes, data.size() - at);
+  return {iterator + static_cast<std::int64_t>(n), data.subspan(static_cast<std::size_t>(at), n)};
+}
+
+Status LoadRedisCuckooChunk(RedisCuckooFilter& filter, std::int64_t iterator, std::span<const std::byte> bytes) {
+  if (bytes.empty() || iterator <= 0 || static_cast<std::uint64_t>(iterator - 1) < bytes.size()) {
+    return MakeError(ErrorCode::kParameterMismatch, "chunk of ", bytes.size(), " bytes at iterator ", iterator,
+                     " (the iterator must be past the chunk's end)");
+  }
+  const std::uint64_t start = static_cast<std::uint64_t>(iterator) - bytes.size() - 1;
+  std::size_t index = 0;
+  std::uint64_t at = 0;
+  if (!FindSubFilter(filter, start, &index, &at)) {
+    return MakeError(ErrorCode::kParameterMismatch, "chunk at iterator ", iterator, " starts outside the filter");
+  }
+  const std::span<std::byte> data = filter.filter_data(index);
+  if (bytes.size() > data.size() - at) {
+    return MakeError(ErrorCode::kParameterMismatch, "chunk of ", bytes.size(), " bytes overruns sub-filter ", index,
+                     " (", data.size() - at, " bytes left)");
+  }
+  std::memcpy(data.data() + at, bytes.data(), bytes.size());
+  return {};
+}
+
+namespace {
+
+template <typename Filter, typename Next>
+std::vector<RedisBloomOwnedChunk> ScanDump(const Filter& filter, std::vector<std::byte> header, Next next) {
+  std::vector<RedisBloomOwnedChunk> chunks;
+  chunks.push_back({1, std::move(header)});
+  std::int64_t iterator = 1;
+  for (;;) {
+    const RedisBloomChunk c = next(filter, iterator);
+    if (c.next_iterator == 0) break;
+    chunks.push_back({c.next_iterator, std::vector<std::byte>(c.bytes.begin(), c.bytes.end())});
+    iterator = c.next_iterator;
+  }
+  return chunks;
+}
+
+}  // namespace
+
+std::vector<RedisBloomOwnedChunk> RedisBloomScanDump(const RedisBloomScalableFilter& filter) {
+  return ScanDump(filter, EncodeRedisBloomHeaderChunk(filter),
+                  [](const RedisBloomScalableFilter& f, std::int64_t i) { return NextRedisBloomChunk(f, i); });
+}
+
+std::vector<RedisBloomOwnedChunk> RedisCuckooScanDump(const RedisCuckooFilter& filter) {
+  if (!RedisCuckooHasChunks(filter)) return {};
+  return ScanDump(filter, EncodeRedisCuckooHeaderChunk(filter),
+                  [](const RedisCuckooFilter& f, std::int64_t i) { return NextRedisCuckooChunk(f, i); });
+}
+
+// ---------------------------------------------------------------------------------------
+// bloomkit's file format: the header chunk, then every array, zero-padded to 8 bytes.
+//   Bloom header params: [0] option bits, [1] expansion, [2] links, [3] header chunk bytes.
+//   Cuckoo header params: [0] bucket size, [1] max iterations, [2] expansion,
+//     [3] sub-filters, [4] buckets of the first, [5] deletes.
+
+namespace {
+
+std::uint64_t Pad8(std::uint64_t n) {
+  return (8 - n % 8) % 8;
+}
+
+template <typename Filter>
+std::vector<std::byte> EncodeKind(const Filter& filter, FileHeader header, const std::vector<std::byte>& head,
+                                  std::size_t num_arrays, const SaveOptions& options) {
+  std::uint64_t total = head.size();
+  for (std::size_t i = 0; i < num_arrays; ++i) {
+    if constexpr (std::is_same_v<Filter, RedisBloomScalableFilter>) {
+      total += filter.link_data(i).size();
+    } else {
+      total += filter.filter_data(i).size();
+    }
+  }
+  header.payload_bytes = total + Pad8(total);
+  return internal::EncodeFile(
+      header,
+      [&](std::span<std::byte> out) {
+        std::fill(out.begin(), out.end(), std::byte{0});
+        std::byte* p = out.data();
+        std::memcpy(p, head.data(), head.size());
+        p += head.size();
+        for (std::size_t i = 0; i < num_arrays; ++i) {
+          std::span<const std::byte> data;
+          if constexpr (std::is_same_v<Filter, RedisBloomScalableFilter>) {
+            data = filter.link_data(i);
+          } else {
+            data = filter.filter_data(i);
+          }
+          if (!data.empty()) std::memcpy(p, data.data(), data.size());
+          p += data.size();
+        }
+      },
+      options);
+}
+
+// Copies the arrays after the header chunk into `spans` and checks the padding.
+Status FillArrays(std::span<const std::byte> payload, std::size_t offset,
+                  const std::vector<std::span<std::byte>>& spans) {
+  for (const std::span<std::byte> s : spans) {
+    if (s.size() > payload.size() - offset) {
+      return MakeError(ErrorCode::kParameterMismatch, "payload of ", payload.size(), " bytes ends inside the arrays");
+    }
+    if (!s.empty()) std::memcpy(s.data(), payload.data() + offset, s.size());
+    offset += s.size();
+  }
+  if (payload.size() - offset != Pad8(offset)) {
+    return MakeError(ErrorCode::kParameterMismatch, "payload of ", payload.size(), " bytes does not match its arrays (",
+                     offset, " bytes + padding)");
+  }
+  for (std::size_t i = offset; i < payload.size(); ++i) {
+    if (payload[i] != std::byte{0}) return MakeError(ErrorCode::kReservedNonZero, "payload padding is not zero");
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<std::byte> RedisBloomScalableFilter::Serialize(const SaveOptions& options) const {
+  const std::vector<std::byte> head = EncodeRedisBloomHeaderChunk(*this);
+  FileHeader header;
+  header.kind = kKind;
+  header.capacity = capacity();
+  header.count = count();
+  header.fp_rate = fp_rate();
+  header.params[0] = option_bits();
+  header.params[1] = expansion();
+  header.params[2] = num_filters();
+  header.params[3] = head.size();
+  return EncodeKind(*this, header, head, num_filters(), options);
+}
+
+Result<RedisBloomScalableFilter> RedisBloomScalableFilter::Deserialize(std::span<const std::byte> bytes,
+                                                                       const LoadOptions& options) {
+  auto file = internal::DecodeFile(bytes, kKind, options.max_memory_bytes);
+  if (!file.ok()) return std::move(file).error();
+  const FileHeader& h = file->header;
+  const std::span<const std::byte> payload = file->payload;
+  if (h.params[2] == 0 || h.params[2] > kRedisBloomMaxLinks ||
+      h.params[3] != kChainHeaderBytes + kLinkHeaderBytes * h.params[2] || h.params[3] > payload.size() ||
+      h.params[4] != 0 || h.params[5] != 0) {
+    return MakeError(ErrorCode::kParameterMismatch, "header of ", h.params[2], " links and a ", h.params[3],
+                     "-byte link table does not fit a ", payload.size(), "-byte payload");
+  }
+  auto filter = RedisBloomFromHeaderChunk(payload.first(static_cast<std::size_t>(h.params[3])), options);
+  if (!filter.ok()) return std::move(filter).error();
+  RedisBloomScalableFilter& f = filter.value();
+  if (f.option_bits() != h.params[0] || f.expansion() != h.params[1] || f.count() != h.count ||
+      f.capacity() != h.capacity) {
+    return MakeError(ErrorCode::kParameterMismatch, "file header (options ", h.params[0], ", expansion ", h.params[1],
+                     ", count ", h.count, ", capacity ", h.capacity, ") disagrees with the link table");
+  }
+  std::vector<std::span<std::byte>> spans;
+  for (std::size_t i = 0; i < f.num_filters(); ++i) spans.push_back(f.link_data(i));
+  Status filled = FillArrays(payload, static_cast<std::size_t>(h.params[3]), spans);
+  if (!filled.ok()) return filled.error();
+  return filter;
+}
+
+std::vector<std::byte> RedisCuckooFilter::Serialize(const SaveOptions& options) const {
+  const std::vector<std::byte> head = EncodeRedisCuckooHeaderChunk(*this);
+  FileHeader header;
+  header.kind = kKind;
+  header.capacity = capacity();
+  header.count = count();
+  // The rate of a full filter: a query meets 2 * b fingerprints per sub-filter.
+  header.fp_rate = 1 - std::pow(1 - 1.0 / 255, 2.0 * bucket_size());
+  header.params[0] = bucket_size();
+  header.params[1] = max_iterations();
+  header.params[2] = expansion();
+  header.params[3] = num_filters();
+  header.params[4] = num_buckets();
+  header.params[5] = num_deletes();
+  return EncodeKind(*this, header, head, num_filters(), options);
+}
+
+Result<RedisCuckooFilter> RedisCuckooFilter::Deserialize(std::span<const std::byte> bytes, const LoadOptions& options) {
+  auto file = internal::DecodeFile(bytes, kKind, options.max_memory_bytes);
+  if (!file.ok()) return std::move(file).error();
+  const FileHeader& h = file->header;
+  const std::span<const std::byte> payload = file->payload;
+  if (payload.size() < kCuckooHeaderBytes) {
+    return MakeError(ErrorCode::kParameterMismatch, "payload of ", payload.size(), " bytes has no cuckoo header");
+  }
+  auto filter = RedisCuckooFromHeaderChunk(payload.first(kCuckooHeaderBytes), options);
+  if (!filter.ok()) return std::move(filter).error();
+  RedisCuckooFilter& f = filter.value();
+  if (h.params[0] != f.bucket_size() || h.params[1] != f.max_iterations() || h.params[2] != f.expansion() ||
+      h.params[3] != f.num_filters() || h.params[4] != f.num_buckets() || h.params[5] != f.num_deletes() ||
+      h.count != f.count() || h.capacity != f.capacity()) {
+    return MakeError(ErrorCode::kParameterMismatch, "file header disagrees with the cuckoo header in the payload");
+  }
+  std::vector<std::span<std::byte>> spans;
+  for (std::size_t i = 0; i < f.num_filters(); ++i) spans.push_back(f.filter_data(i));
+  Status filled = FillArrays(payload, kCuckooHeaderBytes, spans);
+  if (!filled.ok()) return filled.error();
+  if (f.CountOccupiedSlots() != f.count()) {
+    return MakeError(ErrorCode::kParameterMismatch, "item count ", f.count(), " differs from the ",
+                     f.CountOccupiedSlots(), " fingerprints stored");
+  }
+  return filter;
+}
+
+}  // namespace bloomkit

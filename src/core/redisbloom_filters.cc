@@ -1,0 +1,829 @@
+// SPDX-License-Identifier: Apache-2.0
+// RedisBloom's scalable Bloom filter and cuckoo filter, bit-exact (redisbloom.h has the
+// rules). Every arithmetic step below mirrors the one RedisBloom 2.8 performs, in the same
+// types: where its C code converts between double and integers, so does this code, so
+// that sizes, hash counts and probe positions come out identical.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "bloomkit/redisbloom.h"
+#include "internal/codec.h"
+#include "internal/endian.h"
+#include "internal/message.h"
+#include "internal/redisbloom_builder.h"
+
+namespace bloomkit {
+namespace {
+
+using internal::MakeError;
+
+// The two constants RedisBloom's bloom.c sizes links with, as it writes them.
+constexpr double kLn2 = 0.693147180559945;
+constexpr double kLn2Squared = 0.480453013918201;
+constexpr double kTighteningRatio = 0.5;
+constexpr std::uint32_t kMurmur2Seed = 0x9747b28c;
+constexpr std::uint64_t kMurmur64Seed = 0xc6a4a7935bd1e995ULL;
+
+std::uint32_t Load32(const unsigned char* p) noexcept {
+  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+}
+
+std::uint64_t Load64(const unsigned char* p) noexcept {
+  return static_cast<std::uint64_t>(Load32(p)) | static_cast<std::uint64_t>(Load32(p + 4)) << 32;
+}
+
+double BitsPerEntry(double error) noexcept {
+  const double bpe = -(std::log(error) / kLn2Squared);
+  return bpe < 0 ? -bpe : bpe;
+}
+
+std::uint32_t HashesFor(double bpe) noexcept {
+  const double k = std::ceil(kLn2 * bpe);
+  // Callers check bpe first; the clamp only keeps the conversion defined.
+  return k >= 0 && k < 4294967296.0 ? static_cast<std::uint32_t>(k) : 0;
+}
+
+std::uint64_t WordsFor(std::uint64_t bytes) noexcept {
+  return bytes / 8 + (bytes % 8 != 0 ? 1 : 0);
+}
+
+// nextpow2 as RedisBloom's cuckoo.c computes it: 0 stays 0, powers of two stay.
+std::uint64_t NextPow2(std::uint64_t n) noexcept {
+  n--;
+  n |= n >> 1;
+  n |= n >> 2;
+  n |= n >> 4;
+  n |= n >> 8;
+  n |= n >> 16;
+  n |= n >> 32;
+  return n + 1;
+}
+
+bool IsPow2(std::uint64_t n) noexcept {
+  return n != 0 && (n & (n - 1)) == 0;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// Hashes.
+
+std::uint32_t RedisBloomMurmurHash2(std::string_view key, std::uint32_t seed) noexcept {
+  constexpr std::uint32_t m = 0x5bd1e995;
+  const auto* data = reinterpret_cast<const unsigned char*>(key.data());
+  auto len = static_cast<int>(key.size());
+  std::uint32_t h = seed ^ static_cast<std::uint32_t>(len);
+  while (len >= 4) {
+    std::uint32_t k = Load32(data);
+    k *= m;
+    k ^= k >> 24;
+    k *= m;
+    h *= m;
+    h ^= k;
+    data += 4;
+    len -= 4;
+  }
+  switch (len) {
+    case 3: h ^= static_cast<std::uint32_t>(data[2]) << 16; [[fallthrough]];
+    case 2: h ^= static_cast<std::uint32_t>(data[1]) << 8; [[fallthrough]];
+    case 1:
+      h ^= data[0];
+      h *= m;
+      break;
+    default: break;
+  }
+  h ^= h >> 13;
+  h *= m;
+  h ^= h >> 15;
+  return h;
+}
+
+std::uint64_t RedisBloomMurmurHash64A(std::string_view key, std::uint64_t seed) noexcept {
+  constexpr std::uint64_t m = 0xc6a4a7935bd1e995ULL;
+  const auto* data = reinterpret_cast<const unsigned char*>(key.data());
+  const auto len = static_cast<int>(key.size());
+  // RedisBloom multiplies the int length by m: the int converts to uint64 first.
+  std::uint64_t h = seed ^ (static_cast<std::uint64_t>(static_cast<std::int64_t>(len)) * m);
+  const unsigned char* end = data + (len / 8) * 8;
+  for (; data != end; data += 8) {
+    std::uint64_t k = Load64(data);
+    k *= m;
+    k ^= k >> 47;
+    k *= m;
+    h ^= k;
+    h *= m;
+  }
+  switch (len & 7) {
+    case 7: h ^= static_cast<std::uint64_t>(data[6]) << 48; [[fallthrough]];
+    case 6: h ^= static_cast<std::uint64_t>(data[5]) << 40; [[fallthrough]];
+    case 5: h ^= static_cast<std::uint64_t>(data[4]) << 32; [[fallthrough]];
+    case 4: h ^= static_cast<std::uint64_t>(data[3]) << 24; [[fallthrough]];
+    case 3: h ^= static_cast<std::uint64_t>(data[2]) << 16; [[fallthrough]];
+    case 2: h ^= static_cast<std::uint64_t>(data[1]) << 8; [[fallthrough]];
+    case 1:
+      h ^= static_cast<std::uint64_t>(data[0]);
+      h *= m;
+      break;
+    default: break;
+  }
+  h ^= h >> 47;
+  h *= m;
+  h ^= h >> 47;
+  return h;
+}
+
+// ---------------------------------------------------------------------------------------
+// RedisBloomScalableFilter.
+
+namespace {
+
+// Sizes one link as RedisBloom's bloom_init does; false where bloom_init refuses.
+bool SizeLink(std::uint64_t entries, double error, std::uint32_t options, RedisBloomLinkParams* out) {
+  if (entries < 1 || !(error > 0) || !(error < 1.0)) return false;
+  RedisBloomLinkParams p;
+  p.error = error;
+  p.entries = entries;
+  p.bpe = BitsPerEntry(error);
+  std::uint64_t bits = 0;
+  if ((options & kRedisBloomEntsIsBits) != 0) {
+    if (entries > 63) return false;  // RedisBloom allows 64, which it then shifts out of range
+    p.n2 = static_cast<std::uint8_t>(entries);
+    bits = std::uint64_t{1} << p.n2;
+    p.entries = static_cast<std::uint64_t>(static_cast<double>(bits) / p.bpe);
+  } else if ((options & kRedisBloomNoRound) != 0) {
+    const double exact = static_cast<double>(entries) * p.bpe;
+    if (!(exact < 18446744073709549568.0)) return false;
+    bits = static_cast<std::uint64_t>(exact);
+    if (bits == 0) bits = 1;
+    p.n2 = 0;
+  } else {
+    const double product = static_cast<double>(entries) * p.bpe;
+    const double bn2 = std::logb(product);
+    if (bn2 > 62 || std::isinf(bn2)) return false;  // 2^(bn2 + 1) bits must fit
+    p.n2 = static_cast<std::uint8_t>(bn2 + 1);
+    bits = std::uint64_t{1} << p.n2;
+    const auto bit_diff = static_cast<std::uint64_t>(static_cast<double>(bits) - product);
+    const auto item_diff = static_cast<std::uint64_t>(static_cast<double>(bit_diff) / p.bpe);
+    p.entries += item_diff;
+  }
+  p.bytes = bits % 64 != 0 ? (bits / 64 + 1) * 8 : bits / 8;
+  p.bits = p.bytes * 8;
+  p.hashes = HashesFor(p.bpe);
+  if (p.hashes == 0 || p.hashes > kRedisBloomMaxHashes) return false;
+  *out = p;
+  return true;
+}
+
+// RedisBloom's bloom_validate_integrity, plus the limits that keep a query bounded.
+Status CheckLink(const RedisBloomLinkParams& p, std::size_t index) {
+  if (!(p.error > 0) || !(p.error < 1.0)) {
+    return MakeError(ErrorCode::kParameterMismatch, "link ", index, ": error rate ", p.error, " is not in (0, 1)");
+  }
+  if (p.n2 > 63) return MakeError(ErrorCode::kParameterMismatch, "link ", index, ": n2 ", int{p.n2}, " is over 63");
+  if (p.bits == 0 || p.bytes > std::numeric_limits<std::uint64_t>::max() / 8 || p.bits != p.bytes * 8) {
+    return MakeError(ErrorCode::kParameterMismatch, "link ", index, ": ", p.bits, " bits do not fill its ", p.bytes,
+                     " bytes");
+  }
+  if (p.n2 != 0 && p.bits < (std::uint64_t{1} << p.n2)) {
+    return MakeError(ErrorCode::kParameterMismatch, "link ", index, ": ", p.bits, " bits are fewer than 2^", int{p.n2});
+  }
+  if (!std::isfinite(p.bpe) || p.bpe <= 0 || p.hashes != HashesFor(p.bpe) || p.hashes == 0 ||
+      p.hashes > kRedisBloomMaxHashes) {
+    return MakeError(ErrorCode::kParameterMismatch, "link ", index, ": ", p.hashes, " hashes do not match ", p.bpe,
+                     " bits per entry (1 to ", kRedisBloomMaxHashes, " hashes, ceil(ln 2 * bpe))");
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<RedisBloomScalableFilter> RedisBloomScalableFilter::Create(const RedisBloomOptions& options) {
+  if (options.capacity < 1) return MakeError(ErrorCode::kInvalidArgument, "capacity must be at least 1, got 0");
+  if (!(options.fp_rate > 0) || !(options.fp_rate < 1)) {
+    return MakeError(ErrorCode::kInvalidArgument, "error rate must be in (0, 1), got ", options.fp_rate);
+  }
+  if (options.expansion < 1) return MakeError(ErrorCode::kInvalidArgument, "expansion must be at least 1, got 0");
+  RedisBloomScalableFilter f;
+  f.options_ = kRedisBloomForce64 | kRedisBloomNoRound | (options.non_scaling ? kRedisBloomNoScaling : 0U);
+  f.growth_ = options.expansion;
+  f.max_memory_bytes_ = options.max_memory_bytes;
+  const double tightening = options.non_scaling ? 1 : kTighteningRatio;
+  Status added = f.AddLink(options.capacity, options.fp_rate * tightening);
+  if (!added.ok()) return added.error();
+  return f;
+}
+
+Status RedisBloomScalableFilter::AddLink(std::uint64_t entries, double error) {
+  if (links_.size() >= kRedisBloomMaxLinks) {
+    return MakeError(ErrorCode::kTooLarge, "the chain already has ", links_.size(), " links (at most ",
+                     kRedisBloomMaxLinks, ")");
+  }
+  RedisBloomLinkParams p;
+  if (!SizeLink(entries, error, options_, &p)) {
+    return MakeError(ErrorCode::kInvalidArgument, "a link of ", entries, " items at error rate ", error,
+                     " cannot be sized (capacity >= 1, error in (0, 1), at most 2^63 bits)");
+  }
+  const std::uint64_t held = memory_bytes();
+  if (p.bytes > max_memory_bytes_ || held > max_memory_bytes_ - p.bytes) {
+    return MakeError(ErrorCode::kTooLarge, "a link of ", p.bytes, " bytes would take the filter past its limit of ",
+                     max_memory_bytes_, " bytes");
+  }
+  Link link{p, WordArray::Allocate(WordsFor(p.bytes))};
+  if (!link.data.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory for a link of ", p.bytes, " bytes");
+  links_.push_back(std::move(link));
+  return {};
+}
+
+Result<RedisBloomScalableFilter> RedisBloomScalableFilter::FromParams(const RedisBloomChainParams& params,
+                                                                      const LoadOptions& options) {
+  if (params.links.empty() || params.links.size() > kRedisBloomMaxLinks) {
+    return MakeError(ErrorCode::kParameterMismatch, "number of links ", params.links.size(), " is not in [1, ",
+                     kRedisBloomMaxLinks, "]");
+  }
+  // Every link is checked before the first allocation.
+  std::uint64_t total_bytes = 0;
+  for (std::size_t i = 0; i < params.links.size(); ++i) {
+    Status ok = CheckLink(params.links[i], i);
+    if (!ok.ok()) return ok.error();
+    if (!internal::CheckedAdd(total_bytes, params.links[i].bytes, &total_bytes) ||
+        total_bytes > options.max_memory_bytes) {
+      return MakeError(ErrorCode::kTooLarge, "links of ", total_bytes, " bytes or more exceed the limit of ",
+                       options.max_memory_bytes, " bytes");
+    }
+  }
+  internal::RedisBloomBuilder builder(options.max_memory_bytes);
+  for (const RedisBloomLinkParams& p : params.links) {
+    Status ok = builder.AppendLink(p, {});
+    if (!ok.ok()) return ok.error();
+  }
+  return std::move(builder).Finish(params.size, params.options, params.growth);
+}
+
+namespace internal {
+
+RedisBloomBuilder::RedisBloomBuilder(std::uint64_t max_memory_bytes) noexcept {
+  filter_.max_memory_bytes_ = max_memory_bytes;
+}
+
+Status RedisBloomBuilder::AppendLink(const RedisBloomLinkParams& params, std::span<const std::byte> bits) {
+  const std::size_t index = filter_.links_.size();
+  if (index >= kRedisBloomMaxLinks) {
+    return MakeError(ErrorCode::kParameterMismatch, "more than ", kRedisBloomMaxLinks, " links");
+  }
+  Status ok = CheckLink(params, index);
+  if (!ok.ok()) return ok;
+  if (bits.size() > params.bytes) {
+    return MakeError(ErrorCode::kParameterMismatch, "link ", index, ": ", bits.size(), " bytes for a ", params.bytes,
+                     "-byte array");
+  }
+  if (!CheckedAdd(bytes_, params.bytes, &bytes_) || bytes_ > filter_.max_memory_bytes_) {
+    return MakeError(ErrorCode::kTooLarge, "links of ", bytes_, " bytes or more exceed the limit of ",
+                     filter_.max_memory_bytes_, " bytes");
+  }
+  RedisBloomScalableFilter::Link link{params, WordArray::Allocate(WordsFor(params.bytes))};
+  if (!link.data.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory for a link of ", params.bytes, " bytes");
+  if (!bits.empty()) std::memcpy(link.data.data(), bits.data(), bits.size());
+  filter_.links_.push_back(std::move(link));
+  return {};
+}
+
+Result<RedisBloomScalableFilter> RedisBloomBuilder::Finish(std::uint64_t size, std::uint32_t options,
+                                                           std::uint32_t growth) && {
+  if ((options & ~kRedisBloomKnownOptions) != 0) {
+    return MakeError(ErrorCode::kParameterMismatch, "unknown option bits 0x", std::hex, options, " (known: 0xf)");
+  }
+  if (filter_.links_.empty()) return MakeError(ErrorCode::kParameterMismatch, "a chain has at least one link, got 0");
+  std::uint64_t total = 0;
+  for (const auto& link : filter_.links_) {
+    if (!CheckedAdd(total, link.params.size, &total)) {
+      return MakeError(ErrorCode::kParameterMismatch, "the links' item counts overflow 64 bits");
+    }
+  }
+  if (total != size) {
+    return MakeError(ErrorCode::kParameterMismatch, "item count ", size, " is not the sum of the links' ", total);
+  }
+  filter_.size_ = size;
+  filter_.options_ = options;
+  filter_.growth_ = growth;
+  return std::move(filter_);
+}
+
+}  // namespace internal
+
+RedisBloomScalableFilter::Hash RedisBloomScalableFilter::HashOf(std::string_view key) const noexcept {
+  if ((options_ & kRedisBloomForce64) != 0) {
+    const std::uint64_t a = RedisBloomMurmurHash64A(key, kMurmur64Seed);
+    return {a, RedisBloomMurmurHash64A(key, a)};
+  }
+  const std::uint32_t a = RedisBloomMurmurHash2(key, kMurmur2Seed);
+  return {a, RedisBloomMurmurHash2(key, a)};
+}
+
+// Probe i is (a + i * b) mod M in 64-bit arithmetic. RedisBloom's 32-bit variant (n2 <
+// 32 without FORCE64) reduces the same 64-bit sum by the same power of two, so one
+// formula covers both.
+bool RedisBloomScalableFilter::LinkHas(const Link& link, Hash h) noexcept {
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(link.data.data());
+  const RedisBloomLinkParams& p = link.params;
+  if (p.n2 > 0) {
+    const std::uint64_t mask = (std::uint64_t{1} << p.n2) - 1;
+    for (std::uint64_t i = 0; i < p.hashes; ++i) {
+      const std::uint64_t x = (h.a + i * h.b) & mask;
+      if ((bytes[x >> 3] & (1U << (x & 7))) == 0) return false;
+    }
+  } else {
+    for (std::uint64_t i = 0; i < p.hashes; ++i) {
+      const std::uint64_t x = (h.a + i * h.b) % p.bits;
+      if ((bytes[x >> 3] & (1U << (x & 7))) == 0) return false;
+    }
+  }
+  return true;
+}
+
+void RedisBloomScalableFilter::LinkSet(Link& link, Hash h) noexcept {
+  auto* bytes = reinterpret_cast<std::uint8_t*>(link.data.data());
+  const RedisBloomLinkParams& p = link.params;
+  const std::uint64_t mod = p.n2 > 0 ? std::uint64_t{1} << p.n2 : p.bits;
+  for (std::uint64_t i = 0; i < p.hashes; ++i) {
+    const std::uint64_t x = (h.a + i * h.b) % mod;
+    bytes[x >> 3] = static_cast<std::uint8_t>(bytes[x >> 3] | (1U << (x & 7)));
+  }
+}
+
+Result<bool> RedisBloomScalableFilter::AddIfAbsent(std::string_view key) {
+  const Hash h = HashOf(key);
+  for (std::size_t i = links_.size(); i-- > 0;) {
+    if (LinkHas(links_[i], h)) return false;
+  }
+  if (links_.back().params.size >= links_.back().params.entries) {
+    if ((options_ & kRedisBloomNoScaling) != 0) {
+      return MakeError(ErrorCode::kFull, "non-scaling filter is full (", links_.back().params.entries, " items)");
+    }
+    const RedisBloomLinkParams& cur = links_.back().params;
+    std::uint64_t entries = 0;
+    if (!internal::CheckedMul(cur.entries, growth_, &entries)) {
+      return MakeError(ErrorCode::kTooLarge, "the next link of ", cur.entries, " * ", growth_,
+                       " items overflows 64 bits");
+    }
+    Status grown = AddLink(entries, cur.error * kTighteningRatio);
+    if (!grown.ok()) return grown.error();
+  }
+  // Absent from every link, so at least one of the newest link's bits is new.
+  LinkSet(links_.back(), h);
+  ++links_.back().params.size;
+  ++size_;
+  return true;
+}
+
+Status RedisBloomScalableFilter::Add(std::string_view key) {
+  auto added = AddIfAbsent(key);
+  if (!added.ok()) return std::move(added).error();
+  return {};
+}
+
+bool RedisBloomScalableFilter::MayContain(std::string_view key) const noexcept {
+  const Hash h = HashOf(key);
+  for (std::size_t i = links_.size(); i-- > 0;) {
+    if (LinkHas(links_[i], h)) return true;
+  }
+  return false;
+}
+
+std::uint64_t RedisBloomScalableFilter::capacity() const noexcept {
+  std::uint64_t total = 0;
+  for (const Link& l : links_) total += l.params.entries;
+  return total;
+}
+
+double RedisBloomScalableFilter::fp_rate() const noexcept {
+  const double first = links_.empty() ? 0 : links_.front().params.error;
+  return non_scaling() ? first : first / kTighteningRatio;
+}
+
+double RedisBloomScalableFilter::EstimatedFpRate() const noexcept {
+  double none = 1;
+  for (const Link& l : links_) {
+    const RedisBloomLinkParams& p = l.params;
+    const double m = static_cast<double>(p.n2 > 0 ? std::uint64_t{1} << p.n2 : p.bits);
+    const double k = p.hashes;
+    const double one = std::pow(1 - std::exp(-k * static_cast<double>(p.size) / m), k);
+    none *= 1 - one;
+  }
+  return 1 - none;
+}
+
+std::uint64_t RedisBloomScalableFilter::redisbloom_size() const noexcept {
+  std::uint64_t total = 32;
+  for (const Link& l : links_) total += 64 + l.params.bytes;
+  return total;
+}
+
+std::uint64_t RedisBloomScalableFilter::memory_bytes() const noexcept {
+  std::uint64_t total = links_.capacity() * sizeof(Link);
+  for (const Link& l : links_) total += l.data.bytes();
+  return total;
+}
+
+RedisBloomChainParams RedisBloomScalableFilter::params() const {
+  RedisBloomChainParams p;
+  p.size = size_;
+  p.options = options_;
+  p.growth = growth_;
+  p.links.reserve(links_.size());
+  for (const Link& l : links_) p.links.push_back(l.params);
+  return p;
+}
+
+std::span<const std::byte> RedisBloomScalableFilter::link_data(std::size_t i) const noexcept {
+  return {reinterpret_cast<const std::byte*>(links_[i].data.data()), static_cast<std::size_t>(links_[i].params.bytes)};
+}
+
+std::span<std::byte> RedisBloomScalableFilter::link_data(std::size_t i) noexcept {
+  return {reinterpret_cast<std::byte*>(links_[i].data.data()), static_cast<std::size_t>(links_[i].params.bytes)};
+}
+
+bool operator==(const RedisBloomScalableFilter& a, const RedisBloomScalableFilter& b) noexcept {
+  if (a.size_ != b.size_ || a.options_ != b.options_ || a.growth_ != b.growth_ || a.links_.size() != b.links_.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.links_.size(); ++i) {
+    if (!(a.links_[i].params == b.links_[i].params)) return false;
+    const auto x = a.link_data(i);
+    const auto y = b.link_data(i);
+    if (!std::equal(x.begin(), x.end(), y.begin(), y.end())) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// RedisCuckooFilter.
+
+namespace {
+
+constexpr std::uint64_t kAltMultiplier = 0x5bd1e995;
+
+std::uint64_t AltHash(std::uint8_t fp, std::uint64_t index) noexcept {
+  return index ^ (static_cast<std::uint64_t>(fp) * kAltMultiplier);
+}
+
+// RedisBloom's bucket offset is computed in 64 bits and returned as a uint32_t; sub-filters
+// of 2^32 slots or more therefore wrap there, and so they do here.
+std::uint64_t SlotOffset(std::uint64_t hash, std::uint64_t num_buckets, std::uint32_t bucket_size) noexcept {
+  return static_cast<std::uint32_t>((hash % num_buckets) * bucket_size);
+}
+
+std::uint8_t* FindIn(std::uint8_t* bucket, std::uint32_t bucket_size, std::uint8_t fp) noexcept {
+  for (std::uint32_t i = 0; i < bucket_size; ++i) {
+    if (bucket[i] == fp) return bucket + i;
+  }
+  return nullptr;
+}
+
+std::uint32_t CountIn(const std::uint8_t* bucket, std::uint32_t bucket_size, std::uint8_t fp) noexcept {
+  std::uint32_t n = 0;
+  for (std::uint32_t i = 0; i < bucket_size; ++i) n += bucket[i] == fp ? 1U : 0U;
+  return n;
+}
+
+// Buckets of sub-filter `index`: num_buckets * expansion^index, false past 2^56 - 1.
+bool FilterBuckets(std::uint64_t num_buckets, std::uint32_t expansion, std::uint64_t index, std::uint64_t* out) {
+  std::uint64_t growth = 1;
+  for (std::uint64_t i = 0; i < index; ++i) {
+    if (!internal::CheckedMul(growth, expansion, &growth) || growth > kRedisCuckooMaxBuckets) return false;
+  }
+  if (growth == 0 || growth > kRedisCuckooMaxBuckets / num_buckets) return false;
+  *out = num_buckets * growth;
+  return true;
+}
+
+}  // namespace
+
+RedisCuckooFilter::Lookup RedisCuckooFilter::LookupOf(std::string_view key) noexcept {
+  const std::uint64_t hash = RedisBloomMurmurHash64A(key, 0);
+  const auto fp = static_cast<std::uint8_t>(hash % 255 + 1);
+  return {hash, AltHash(fp, hash), fp};
+}
+
+Result<RedisCuckooFilter> RedisCuckooFilter::Create(const RedisCuckooOptions& options) {
+  if (options.bucket_size < 1 || options.bucket_size > kRedisCuckooMaxBucketSize) {
+    return MakeError(ErrorCode::kInvalidArgument, "bucket size must be in [1, ", kRedisCuckooMaxBucketSize, "], got ",
+                     options.bucket_size);
+  }
+  if (options.max_iterations < 1 || options.max_iterations > kRedisCuckooMaxIterations) {
+    return MakeError(ErrorCode::kInvalidArgument, "max iterations must be in [1, ", kRedisCuckooMaxIterations,
+                     "], got ", options.max_iterations);
+  }
+  if (options.expansion > kRedisCuckooMaxExpansion) {
+    return MakeError(ErrorCode::kInvalidArgument, "expansion must be in [0, ", kRedisCuckooMaxExpansion, "], got ",
+                     options.expansion);
+  }
+  if (options.capacity < std::uint64_t{2} * options.bucket_size) {
+    return MakeError(ErrorCode::kInvalidArgument, "capacity must be at least 2 * bucket size (",
+                     2 * options.bucket_size, "), got ", options.capacity);
+  }
+  const std::uint64_t per_bucket = options.capacity / options.bucket_size;
+  if (per_bucket > (std::uint64_t{1} << 55)) {
+    return MakeError(ErrorCode::kTooLarge, "capacity ", options.capacity, " needs more than 2^55 buckets");
+  }
+  RedisCuckooFilter f;
+  f.expansion_ = static_cast<std::uint32_t>(NextPow2(options.expansion));
+  f.bucket_size_ = options.bucket_size;
+  f.max_iterations_ = options.max_iterations;
+  f.num_buckets_ = std::max<std::uint64_t>(NextPow2(per_bucket), 1);
+  f.max_memory_bytes_ = options.max_memory_bytes;
+  Status grown = f.Grow();
+  if (!grown.ok()) return grown.error();
+  return f;
+}
+
+Status RedisCuckooFilter::Grow() {
+  if (filters_.size() >= kRedisCuckooMaxFilters) {
+    return MakeError(ErrorCode::kTooLarge, "the filter already has ", filters_.size(), " sub-filters (at most ",
+                     kRedisCuckooMaxFilters, ")");
+  }
+  std::uint64_t buckets = 0;
+  if (!FilterBuckets(num_buckets_, expansion_, filters_.size(), &buckets)) {
+    return MakeError(ErrorCode::kTooLarge, "sub-filter ", filters_.size(), " would have more than 2^56 buckets");
+  }
+  std::uint64_t bytes = 0;
+  const std::uint64_t held = memory_bytes();
+  if (!internal::CheckedMul(buckets, bucket_size_, &bytes) || bytes > max_memory_bytes_ ||
+      held > max_memory_bytes_ - bytes) {
+    return MakeError(ErrorCode::kTooLarge, "a sub-filter of ", buckets, " buckets of ", bucket_size_,
+                     " would take the filter past its limit of ", max_memory_bytes_, " bytes");
+  }
+  SubFilter sub{buckets, WordArray::Allocate(WordsFor(bytes))};
+  if (!sub.data.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory for a sub-filter of ", bytes, " bytes");
+  filters_.push_back(std::move(sub));
+  return {};
+}
+
+Result<RedisCuckooFilter> RedisCuckooFilter::FromParams(const RedisCuckooParams& p, const LoadOptions& options) {
+  if (p.bucket_size < 1 || p.bucket_size > kRedisCuckooMaxBucketSize) {
+    return MakeError(ErrorCode::kParameterMismatch, "bucket size ", p.bucket_size, " is not in [1, ",
+                     kRedisCuckooMaxBucketSize, "]");
+  }
+  if (p.max_iterations < 1 || p.max_iterations > kRedisCuckooMaxIterations) {
+    return MakeError(ErrorCode::kParameterMismatch, "max iterations ", p.max_iterations, " is not in [1, ",
+                     kRedisCuckooMaxIterations, "]");
+  }
+  if (p.expansion > kRedisCuckooMaxExpansion || (p.expansion != 0 && !IsPow2(p.expansion))) {
+    return MakeError(ErrorCode::kParameterMismatch, "expansion ", p.expansion, " is not 0 or a power of two up to ",
+                     kRedisCuckooMaxExpansion);
+  }
+  if (!IsPow2(p.num_buckets) || p.num_buckets > kRedisCuckooMaxBuckets) {
+    return MakeError(ErrorCode::kParameterMismatch, "number of buckets ", p.num_buckets,
+                     " is not a power of two below 2^56");
+  }
+  if (p.num_filters < 1 || p.num_filters > kRedisCuckooMaxFilters || (p.expansion == 0 && p.num_filters > 1)) {
+    return MakeError(ErrorCode::kParameterMismatch, "number of sub-filters ", p.num_filters, " is not in [1, ",
+                     p.expansion == 0 ? 1 : kRedisCuckooMaxFilters, "]");
+  }
+  // Every size first, then the allocations.
+  std::uint64_t total = 0;
+  for (std::uint64_t i = 0; i < p.num_filters; ++i) {
+    std::uint64_t buckets = 0;
+    std::uint64_t bytes = 0;
+    if (!FilterBuckets(p.num_buckets, p.expansion, i, &buckets) ||
+        !internal::CheckedMul(buckets, p.bucket_size, &bytes) || !internal::CheckedAdd(total, bytes, &total) ||
+        total > options.max_memory_bytes) {
+      return MakeError(ErrorCode::kTooLarge, p.num_filters, " sub-filters of ", p.num_buckets, " buckets of ",
+                       p.bucket_size, " growing by ", p.expansion, " exceed the limit of ", options.max_memory_bytes,
+                       " bytes");
+    }
+  }
+  RedisCuckooFilter f;
+  f.num_buckets_ = p.num_buckets;
+  f.num_items_ = p.num_items;
+  f.num_deletes_ = p.num_deletes;
+  f.bucket_size_ = p.bucket_size;
+  f.max_iterations_ = p.max_iterations;
+  f.expansion_ = p.expansion;
+  f.max_memory_bytes_ = options.max_memory_bytes;
+  f.filters_.reserve(static_cast<std::size_t>(p.num_filters));
+  for (std::uint64_t i = 0; i < p.num_filters; ++i) {
+    std::uint64_t buckets = 0;
+    (void)FilterBuckets(p.num_buckets, p.expansion, i, &buckets);
+    SubFilter sub{buckets, WordArray::Allocate(WordsFor(buckets * p.bucket_size))};
+    if (!sub.data.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory for sub-filter ", i);
+    f.filters_.push_back(std::move(sub));
+  }
+  return f;
+}
+
+bool RedisCuckooFilter::Contains(const Lookup& l) const noexcept {
+  for (const SubFilter& f : filters_) {
+    const std::uint8_t* s = f.slots();
+    if (FindIn(const_cast<std::uint8_t*>(s) + SlotOffset(l.h1, f.num_buckets, bucket_size_), bucket_size_, l.fp) !=
+            nullptr ||
+        FindIn(const_cast<std::uint8_t*>(s) + SlotOffset(l.h2, f.num_buckets, bucket_size_), bucket_size_, l.fp) !=
+            nullptr) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool RedisCuckooFilter::MayContain(std::string_view key) const noexcept {
+  return Contains(LookupOf(key));
+}
+
+std::uint64_t RedisCuckooFilter::Count(std::string_view key) const noexcept {
+  const Lookup l = LookupOf(key);
+  std::uint64_t n = 0;
+  for (const SubFilter& f : filters_) {
+    n += CountIn(f.slots() + SlotOffset(l.h1, f.num_buckets, bucket_size_), bucket_size_, l.fp);
+    n += CountIn(f.slots() + SlotOffset(l.h2, f.num_buckets, bucket_size_), bucket_size_, l.fp);
+  }
+  return n;
+}
+
+std::uint8_t* RedisCuckooFilter::FindFree(SubFilter& f, std::uint64_t h1, std::uint64_t h2) const noexcept {
+  std::uint8_t* slot = FindIn(f.slots() + SlotOffset(h1, f.num_buckets, bucket_size_), bucket_size_, 0);
+  if (slot == nullptr) slot = FindIn(f.slots() + SlotOffset(h2, f.num_buckets, bucket_size_), bucket_size_, 0);
+  return slot;
+}
+
+// Evictions inside the newest sub-filter. The resident at `victim` of the current bucket
+// is swapped with the fingerprint in hand, which then goes to its other bucket; the
+// victim position advances by one per step. On failure every swap is undone in reverse,
+// so the sub-filter is as before and the original fingerprint is in hand again.
+bool RedisCuckooFilter::KickInsert(SubFilter& f, const Lookup& l) noexcept {
+  const std::uint64_t n = f.num_buckets;
+  const std::uint32_t b = bucket_size_;
+  std::uint8_t* slots = f.slots();
+  std::uint8_t fp = l.fp;
+  std::uint32_t victim = 0;
+  std::uint64_t index = l.h1 % n;
+  for (std::uint32_t step = 0; step < max_iterations_; ++step) {
+    std::swap(slots[index * b + victim], fp);
+    index = AltHash(fp, index) % n;
+    if (std::uint8_t* empty = FindIn(slots + index * b, b, 0); empty != nullptr) {
+      *empty = fp;
+      return true;
+    }
+    victim = (victim + 1) % b;
+  }
+  for (std::uint32_t step = 0; step < max_iterations_; ++step) {
+    victim = (victim + b - 1) % b;
+    index = AltHash(fp, index) % n;
+    std::swap(slots[index * b + victim], fp);
+  }
+  return false;
+}
+
+Status RedisCuckooFilter::Insert(const Lookup& l) {
+  for (;;) {
+    for (std::size_t i = filters_.size(); i-- > 0;) {
+      if (std::uint8_t* slot = FindFree(filters_[i], l.h1, l.h2); slot != nullptr) {
+        *slot = l.fp;
+        ++num_items_;
+        return {};
+      }
+    }
+    if (KickInsert(filters_.back(), l)) {
+      ++num_items_;
+      return {};
+    }
+    if (expansion_ == 0) {
+      return MakeError(ErrorCode::kFull, "cuckoo filter is full (", capacity(), " slots, expansion 0)");
+    }
+    Status grown = Grow();
+    if (!grown.ok()) return grown;
+  }
+}
+
+Status RedisCuckooFilter::Add(std::string_view key) {
+  return Insert(LookupOf(key));
+}
+
+Result<bool> RedisCuckooFilter::AddIfAbsent(std::string_view key) {
+  const Lookup l = LookupOf(key);
+  if (Contains(l)) return false;
+  Status inserted = Insert(l);
+  if (!inserted.ok()) return inserted.error();
+  return true;
+}
+
+bool RedisCuckooFilter::Remove(std::string_view key) noexcept {
+  const Lookup l = LookupOf(key);
+  for (std::size_t i = filters_.size(); i-- > 0;) {
+    SubFilter& f = filters_[i];
+    std::uint8_t* slot = FindIn(f.slots() + SlotOffset(l.h1, f.num_buckets, bucket_size_), bucket_size_, l.fp);
+    if (slot == nullptr) slot = FindIn(f.slots() + SlotOffset(l.h2, f.num_buckets, bucket_size_), bucket_size_, l.fp);
+    if (slot == nullptr) continue;
+    *slot = 0;
+    --num_items_;
+    ++num_deletes_;
+    if (filters_.size() > 1 && static_cast<double>(num_deletes_) > static_cast<double>(num_items_) * 0.10) {
+      Compact(false);
+    }
+    return true;
+  }
+  return false;
+}
+
+// Moves every fingerprint of sub-filter `index` into a free slot of an older sub-filter,
+// trying them oldest first. A fingerprint of bucket j of a larger sub-filter has bucket
+// j mod n there and its alternate follows from j alone, since sizes are powers of two.
+// Drops the sub-filter when it emptied and is the newest. False if one did not fit.
+bool RedisCuckooFilter::CompactOne(std::size_t index) noexcept {
+  SubFilter& cur = filters_[index];
+  bool all_moved = true;
+  for (std::uint64_t bucket = 0; bucket < cur.num_buckets; ++bucket) {
+    for (std::uint32_t s = 0; s < bucket_size_; ++s) {
+      std::uint8_t& slot = cur.slots()[bucket * bucket_size_ + s];
+      if (slot == 0) continue;
+      const std::uint64_t h2 = AltHash(slot, bucket);
+      bool moved = false;
+      for (std::size_t j = 0; j < index && !moved; ++j) {
+        if (std::uint8_t* free = FindFree(filters_[j], bucket, h2); free != nullptr) {
+          *free = slot;
+          slot = 0;
+          moved = true;
+        }
+      }
+      if (!moved) all_moved = false;
+    }
+  }
+  if (all_moved && index == filters_.size() - 1) filters_.pop_back();
+  return all_moved;
+}
+
+void RedisCuckooFilter::Compact(bool keep_going) noexcept {
+  for (std::size_t i = filters_.size(); i-- > 1;) {
+    if (!CompactOne(i) && !keep_going) break;
+  }
+  num_deletes_ = 0;
+}
+
+std::uint64_t RedisCuckooFilter::capacity() const noexcept {
+  std::uint64_t total = 0;
+  for (const SubFilter& f : filters_) total += f.num_buckets * bucket_size_;
+  return total;
+}
+
+double RedisCuckooFilter::EstimatedFpRate() const noexcept {
+  // A query compares its fingerprint with the 2b slots of its two buckets per sub-filter;
+  // each stored fingerprint matches with probability 1/255.
+  const double slots = static_cast<double>(capacity());
+  if (slots == 0) return 0;
+  const double load = static_cast<double>(num_items_) / slots;
+  const double per_filter = 2.0 * bucket_size_ * load;
+  return 1 - std::pow(1 - 1.0 / 255, per_filter * static_cast<double>(filters_.size()));
+}
+
+std::uint64_t RedisCuckooFilter::redisbloom_size() const noexcept {
+  return 40 + 16 * filters_.size() + capacity();
+}
+
+std::uint64_t RedisCuckooFilter::memory_bytes() const noexcept {
+  std::uint64_t total = filters_.capacity() * sizeof(SubFilter);
+  for (const SubFilter& f : filters_) total += f.data.bytes();
+  return total;
+}
+
+RedisCuckooParams RedisCuckooFilter::params() const noexcept {
+  return {.num_items = num_items_,
+          .num_buckets = num_buckets_,
+          .num_deletes = num_deletes_,
+          .num_filters = filters_.size(),
+          .bucket_size = bucket_size_,
+          .max_iterations = max_iterations_,
+          .expansion = expansion_};
+}
+
+std::span<const std::byte> RedisCuckooFilter::filter_data(std::size_t i) const noexcept {
+  return {reinterpret_cast<const std::byte*>(filters_[i].data.data()),
+          static_cast<std::size_t>(filters_[i].num_buckets * bucket_size_)};
+}
+
+std::span<std::byte> RedisCuckooFilter::filter_data(std::size_t i) noexcept {
+  return {reinterpret_cast<std::byte*>(filters_[i].data.data()),
+          static_cast<std::size_t>(filters_[i].num_buckets * bucket_size_)};
+}
+
+std::uint64_t RedisCuckooFilter::CountOccupiedSlots() const noexcept {
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < filters_.size(); ++i) {
+    for (const std::byte b : filter_data(i)) n += b != std::byte{0} ? 1U : 0U;
+  }
+  return n;
+}
+
+bool operator==(const RedisCuckooFilter& a, const RedisCuckooFilter& b) noexcept {
+  if (!(a.params() == b.params())) return false;
+  for (std::size_t i = 0; i < a.filters_.size(); ++i) {
+    const auto x = a.filter_data(i);
+    const auto y = b.filter_data(i);
+    if (!std::equal(x.begin(), x.end(), y.begin(), y.end())) return false;
+  }
+  return true;
+}
+
+}  // namespace bloomkit

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: Apache-2.0
+// The data type callbacks of RedisBloom's types (redisbloom_type.h).
+#include "redisbloom_type.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace bloomkit::redis {
+namespace {
+
+bool IoFailed(RedisModuleIO* io) noexcept {
+  return rm.IsIOError != nullptr && rm.IsIOError(io) != 0;
+}
+
+Error ReadError(const char* what) {
+  return Error(ErrorCode::kTruncated, std::string("RDB read error at ") + what);
+}
+
+// RdbReader over RedisModuleIO: every read checks RedisModule_IsIOError (the module sets
+// REDISMODULE_OPTIONS_HANDLE_IO_ERRORS, so a short or bad read comes back here instead
+// of stopping Redis).
+class ModuleIoReader final : public RdbReader {
+ public:
+  explicit ModuleIoReader(RedisModuleIO* io) noexcept : io_(io) {}
+  ~ModuleIoReader() override { Release(); }
+  ModuleIoReader(const ModuleIoReader&) = delete;
+  ModuleIoReader& operator=(const ModuleIoReader&) = delete;
+  ModuleIoReader(ModuleIoReader&&) = delete;
+  ModuleIoReader& operator=(ModuleIoReader&&) = delete;
+
+  Result<std::uint64_t> LoadUnsigned() override {
+    const std::uint64_t v = rm.LoadUnsigned(io_);
+    if (IoFailed(io_)) return ReadError("an unsigned integer");
+    return v;
+  }
+  Result<std::int64_t> LoadSigned() override {
+    const std::int64_t v = rm.LoadSigned(io_);
+    if (IoFailed(io_)) return ReadError("a signed integer");
+    return v;
+  }
+  Result<double> LoadDouble() override {
+    const double v = rm.LoadDouble(io_);
+    if (IoFailed(io_)) return ReadError("a double");
+    return v;
+  }
+  Result<float> LoadFloat() override {
+    const float v = rm.LoadFloat(io_);
+    if (IoFailed(io_)) return ReadError("a float");
+    return v;
+  }
+  Result<std::span<const std::byte>> LoadStringBuffer() override {
+    Release();
+    last_ = rm.LoadStringBuffer(io_, &last_size_);
+    if (IoFailed(io_) || last_ == nullptr) return ReadError("a string");
+    return std::span<const std::byte>(reinterpret_cast<const std::byte*>(last_), last_size_);
+  }
+
+ private:
+  void Release() noexcept {
+    if (last_ != nullptr) rm.Free(last_);
+    last_ = nullptr;
+    last_size_ = 0;
+  }
+
+  RedisModuleIO* io_;
+  char* last_ = nullptr;
+  std::size_t last_size_ = 0;
+};
+
+class ModuleIoWriter final : public RdbWriter {
+ public:
+  explicit ModuleIoWriter(RedisModuleIO* io) noexcept : io_(io) {}
+  void SaveUnsigned(std::uint64_t value) override { rm.SaveUnsigned(io_, value); }
+  void SaveSigned(std::int64_t value) override { rm.SaveSigned(io_, value); }
+  void SaveDouble(double value) override { rm.SaveDouble(io_, value); }
+  void SaveFloat(float value) override { rm.SaveFloat(io_, value); }
+  void SaveStringBuffer(std::span<const std::byte> bytes) override {
+    rm.SaveStringBuffer(io_, reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  }
+
+ private:
+  RedisModuleIO* io_;
+};
+
+Result<RedisBloomScalableFilter> LoadFilter(RbBloomType /*tag*/, RdbReader& in, int encver) {
+  return LoadRedisBloomRdb(in, encver, RbLoadOptions());
+}
+Result<RedisCuckooFilter> LoadFilter(RbCuckooType /*tag*/, RdbReader& in, int encver) {
+  return LoadRedisCuckooRdb(in, encver, RbLoadOptions());
+}
+void SaveFilter(RdbWriter& out, const RedisBloomScalableFilter& f) {
+  SaveRedisBloomRdb(out, f);
+}
+void SaveFilter(RdbWriter& out, const RedisCuckooFilter& f) {
+  SaveRedisCuckooRdb(out, f);
+}
+std::vector<std::byte> HeaderChunk(const RedisBloomScalableFilter& f) {
+  return EncodeRedisBloomHeaderChunk(f);
+}
+std::vector<std::byte> HeaderChunk(const RedisCuckooFilter& f) {
+  return EncodeRedisCuckooHeaderChunk(f);
+}
+RedisBloomChunk NextChunk(const RedisBloomScalableFilter& f, std::int64_t iterator) noexcept {
+  return NextRedisBloomChunk(f, iterator);
+}
+RedisBloomChunk NextChunk(const RedisCuckooFilter& f, std::int64_t iterator) noexcept {
+  return NextRedisCuckooChunk(f, iterator);
+}
+std::vector<std::byte> DumpOf(const RedisBloomScalableFilter& f) {
+  return EncodeRedisBloomDump(f);
+}
+std::vector<std::byte> DumpOf(const RedisCuckooFilter& f) {
+  return EncodeRedisCuckooDump(f);
+}
+
+template <typename Type>
+void* RdbLoad(RedisModuleIO* io, int encver) noexcept {
+  try {
+    ModuleIoReader reader(io);
+    auto filter = LoadFilter(Type{}, reader, encver);
+    if (!filter.ok()) {
+      rm.LogIOError(io, "warning", "bloomkit: rejected a %s value (encoding version %d): %s", Type::kTypeName, encver,
+                    filter.error().message().c_str());
+      return nullptr;
+    }
+    return RbNew(std::move(filter).value());
+  } catch (...) {
+    rm.LogIOError(io, "warning", "bloomkit: out of memory loading a %s value", Type::kTypeName);
+    return nullptr;
+  }
+}
+
+template <typename Type>
+void RdbSave(RedisModuleIO* io, void* opaque) noexcept {
+  const auto& filter = *static_cast<const typename Type::Filter*>(opaque);
+  ModuleIoWriter writer(io);
+  try {
+    SaveFilter(writer, filter);
+  } catch (...) {
+    // The encoders write field by field from the filter; nothing they call allocates
+    // more than a few bytes. Should that fail, the RDB error makes the save fail.
+    rm.LogIOError(io, "warning", "bloomkit: out of memory saving a %s value", Type::kTypeName);
+  }
+}
+
+// AOF rewrite as RedisBloom does it: LOADCHUNK of the header at iterator 1, then of every
+// chunk with the iterator SCANDUMP returns with it.
+template <typename Type>
+void AofRewrite(RedisModuleIO* aof, RedisModuleString* key, void* opaque) noexcept {
+  const auto& filter = *static_cast<const typename Type::Filter*>(opaque);
+  try {
+    const std::vector<std::byte> header = HeaderChunk(filter);
+    rm.EmitAOF(aof, Type::kLoadChunk, "slb", key, 1LL, reinterpret_cast<const char*>(header.data()), header.size());
+    std::int64_t iterator = 1;
+    while (true) {
+      const RedisBloomChunk chunk = NextChunk(filter, iterator);
+      if (chunk.next_iterator == 0) break;
+      rm.EmitAOF(aof, Type::kLoadChunk, "slb", key, static_cast<long long>(chunk.next_iterator),
+                 reinterpret_cast<const char*>(chunk.bytes.data()), chunk.bytes.size());
+      iterator = chunk.next_iterator;
+    }
+  } catch (...) {
+    rm.LogIOError(aof, "warning", "bloomkit: out of memory rewriting a %s value", Type::kTypeName);
+  }
+}
+
+template <typename Type>
+std::size_t MemUsage(const void* opaque) noexcept {
+  const auto& filter = *static_cast<const typename Type::Filter*>(opaque);
+  return static_cast<std::size_t>(sizeof(filter) + filter.memory_bytes());
+}
+
+template <typename Type>
+void Free(void* opaque) noexcept {
+  RbDelete(static_cast<typename Type::Filter*>(opaque));
+}
+
+template <typename Type>
+void Digest(RedisModuleDigest* digest, void* opaque) noexcept {
+  const auto& filter = *static_cast<const typename Type::Filter*>(opaque);
+  try {
+    const std::vector<std::byte> bytes = DumpOf(filter);
+    rm.DigestAddStringBuffer(digest, reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  } catch (...) {
+    rm.DigestAddStringBuffer(digest, "", 0);
+  }
+  rm.DigestEndSequence(digest);
+}
+
+template <typename Type>
+void* Copy(RedisModuleString* /*from*/, RedisModuleString* /*to*/, const void* opaque) noexcept {
+  using Filter = typename Type::Filter;
+  try {
+    return RbNew(*static_cast<const Filter*>(opaque));
+  } catch (...) {
+    return nullptr;  // COPY then fails with an error reply
+  }
+}
+
+template <typename Type>
+bool Create(RedisModuleCtx* ctx) {
+  RedisModuleTypeMethods methods{};
+  methods.version = kTypeMethodVersion;
+  methods.rdb_load = &RdbLoad<Type>;
+  methods.rdb_save = &RdbSave<Type>;
+  methods.aof_rewrite = &AofRewrite<Type>;
+  methods.mem_usage = &MemUsage<Type>;
+  methods.digest = &Digest<Type>;
+  methods.free = &Free<Type>;
+  methods.copy = &Copy<Type>;
+  Type::type = rm.CreateDataType(ctx, Type::kTypeName, Type::kEncodingVersion, &methods);
+  if (Type::type == nullptr) {
+    rm.Log(ctx, "warning", "bloomkit: could not create data type %s", Type::kTypeName);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+LoadOptions RbLoadOptions() noexcept {
+  LoadOptions options;
+  options.max_memory_bytes = Config().max_filter_bytes;
+  return options;
+}
+
+bool CreateRedisBloomTypes(RedisModuleCtx* ctx) {
+  return Create<RbBloomType>(ctx) && Create<RbCuckooType>(ctx);
+}
+
+}  // namespace bloomkit::redis
