@@ -943,6 +943,10 @@ py::object FromAnyBytes(std::span<const std::byte> bytes, std::uint64_t max_memo
     case FilterKind::kCounting: return load(std::type_identity<CountingBloomFilter>{});
     case FilterKind::kScalable: return load(std::type_identity<ScalableBloomFilter>{});
     case FilterKind::kCuckoo: return load(std::type_identity<CuckooFilter>{});
+    case FilterKind::kRedisBloomScalable:
+    case FilterKind::kRedisBloomCuckoo:
+      Throw(prefix(Error(ErrorCode::kUnsupported, "a " + std::string(FilterKindName(kind)) +
+                                                      " filter is not available in the Python binding yet")));
   }
   Throw(prefix(Error(ErrorCode::kUnknownKind, "unknown filter kind " + std::to_string(static_cast<int>(kind)))));
 }

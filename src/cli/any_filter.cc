@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <type_traits>
 #include <utility>
@@ -13,8 +14,10 @@
 namespace bloomkit::cli {
 namespace {
 
-constexpr std::array<FilterKind, 5> kAllKinds = {FilterKind::kClassic, FilterKind::kBlocked, FilterKind::kCounting,
-                                                 FilterKind::kScalable, FilterKind::kCuckoo};
+constexpr std::array<FilterKind, 7> kAllKinds = {FilterKind::kClassic,         FilterKind::kBlocked,
+                                                 FilterKind::kCounting,        FilterKind::kScalable,
+                                                 FilterKind::kCuckoo,          FilterKind::kRedisBloomScalable,
+                                                 FilterKind::kRedisBloomCuckoo};
 
 template <std::size_t I = 0>
 constexpr bool InVariant(FilterKind kind) {
@@ -71,6 +74,20 @@ Result<CuckooFilter> CreateAs(std::type_identity<CuckooFilter> /*tag*/, const Cr
   return CuckooFilter::Create(options);
 }
 #endif
+
+// RedisBloom's kinds: BF.RESERVE capacity error [EXPANSION growth]; CF.RESERVE capacity
+// [BUCKETSIZE b] [EXPANSION e] (MAXITERATIONS stays RedisBloom's default of 20).
+Result<RedisBloomScalableFilter> CreateAs(std::type_identity<RedisBloomScalableFilter> /*tag*/, const CreateSpec& s) {
+  return RedisBloomScalableFilter::Create(
+      {.capacity = s.capacity, .fp_rate = s.fp_rate, .expansion = s.growth, .max_memory_bytes = s.max_memory_bytes});
+}
+
+Result<RedisCuckooFilter> CreateAs(std::type_identity<RedisCuckooFilter> /*tag*/, const CreateSpec& s) {
+  return RedisCuckooFilter::Create({.capacity = s.capacity,
+                                    .bucket_size = s.bucket_size,
+                                    .expansion = s.expansion,
+                                    .max_memory_bytes = s.max_memory_bytes});
+}
 
 template <std::size_t I = 0>
 Result<FilterVariant> CreateVariant(const CreateSpec& spec) {
@@ -237,6 +254,60 @@ FilterSummary Summarize(const CuckooFilter& f) {
   return s;
 }
 #endif
+
+FilterSummary Summarize(const RedisBloomScalableFilter& f) {
+  FilterSummary s;
+  s.kind = RedisBloomScalableFilter::kKind;
+  s.capacity = f.capacity();
+  s.count = f.count();
+  s.estimated_count = f.count();
+  s.memory_bytes = f.memory_bytes();
+  s.fp_rate = f.fp_rate();
+  s.estimated_fp_rate = f.EstimatedFpRate();
+  // At capacity every link is full: 1 - prod(1 - e_i) over the links' error rates.
+  double none = 1;
+  std::uint64_t set_bits = 0;
+  for (std::size_t i = 0; i < f.num_filters(); ++i) {
+    const RedisBloomLinkParams& link = f.link(i);
+    none *= 1 - link.error;
+    s.num_bits += link.bits;
+    s.num_hashes = link.hashes;
+    for (const std::byte b : f.link_data(i))
+      set_bits += static_cast<std::uint64_t>(std::popcount(std::to_integer<unsigned>(b)));
+    s.stages.push_back({.capacity = link.entries,
+                        .count = link.size,
+                        .num_bits = link.bits,
+                        .num_hashes = link.hashes,
+                        .fp_rate = link.error,
+                        .memory_bytes = link.bytes});
+  }
+  s.expected_fp_rate = 1 - none;
+  s.fill_ratio = s.num_bits == 0 ? 0.0 : static_cast<double>(set_bits) / static_cast<double>(s.num_bits);
+  return s;
+}
+
+FilterSummary Summarize(const RedisCuckooFilter& f) {
+  FilterSummary s;
+  s.kind = RedisCuckooFilter::kKind;
+  s.capacity = f.capacity();
+  s.count = f.count();
+  s.estimated_count = f.count();
+  s.memory_bytes = f.memory_bytes();
+  s.num_bits = f.capacity() * 8;
+  s.can_remove = true;
+  s.fill_ratio = f.capacity() == 0 ? 0.0 : static_cast<double>(f.count()) / static_cast<double>(f.capacity());
+  // One full sub-filter: a query meets 2b fingerprints, each matching with 1/255.
+  s.fp_rate = 1 - std::pow(1 - 1.0 / 255, 2.0 * f.bucket_size());
+  s.expected_fp_rate = s.fp_rate;
+  s.estimated_fp_rate = f.EstimatedFpRate();
+  s.bucket_size = f.bucket_size();
+  s.fingerprint_bits = 8;
+  s.num_buckets = f.num_buckets();
+  s.num_filters = f.num_filters();
+  s.num_deletes = f.num_deletes();
+  s.num_hashes = 2;
+  return s;
+}
 
 }  // namespace
 

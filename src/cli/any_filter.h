@@ -20,6 +20,7 @@
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/format.h"
 #include "bloomkit/options.h"
+#include "bloomkit/redisbloom.h"
 #include "bloomkit/result.h"
 #include "bloomkit/scalable_bloom_filter.h"
 #if BLOOMKIT_CLI_HAVE_COUNTING
@@ -44,7 +45,8 @@ using FilterVariant = std::variant<BloomFilter, BlockedBloomFilter
                                    ,
                                    CuckooFilter
 #endif
-                                   >;
+                                   ,
+                                   RedisBloomScalableFilter, RedisCuckooFilter>;
 
 // True if this build can create and read filters of `kind`.
 bool KindAvailable(FilterKind kind) noexcept;
@@ -112,6 +114,11 @@ class AnyFilter {
   Status Merge(const AnyFilter& other);
 
   [[nodiscard]] FilterSummary Summary() const;
+
+  // The concrete filter, for commands that need one kind (export).
+  [[nodiscard]] const FilterVariant& variant() const noexcept { return filter_; }
+  // A handle over a filter built elsewhere (import).
+  static AnyFilter Wrap(FilterVariant filter) { return AnyFilter(std::move(filter)); }
 
  private:
   explicit AnyFilter(FilterVariant filter) : filter_(std::move(filter)) {}

@@ -78,6 +78,8 @@ Command AddCreateCommand(CLI::App& parent, const GlobalOptions& global);
 Command AddAddCommand(CLI::App& parent, const GlobalOptions& global);
 Command AddQueryCommand(CLI::App& parent, const GlobalOptions& global);
 Command AddDedupCommand(CLI::App& parent, const GlobalOptions& global);
+Command AddImportCommand(CLI::App& parent, const GlobalOptions& global);  // redisbloom.cc
+Command AddExportCommand(CLI::App& parent, const GlobalOptions& global);  // redisbloom.cc
 Command AddRemoveCommand(CLI::App& parent, const GlobalOptions& global);
 Command AddInfoCommand(CLI::App& parent, const GlobalOptions& global);
 Command AddMergeCommand(CLI::App& parent, const GlobalOptions& global);

@@ -29,7 +29,7 @@ std::string InfoJson(const std::string& file, const LoadedFilter& f, const Filte
       s.capacity, s.count, s.estimated_count, JsonNumber(s.fill_ratio), JsonNumber(s.fp_rate),
       JsonNumber(s.expected_fp_rate), JsonNumber(s.estimated_fp_rate), f.file_bytes, s.memory_bytes, compressed,
       s.can_remove, s.estimated_fp_rate > 2.0 * s.fp_rate);
-  if (s.kind == FilterKind::kCuckoo) {
+  if (s.kind == FilterKind::kCuckoo || s.kind == FilterKind::kRedisBloomCuckoo) {
     out += fmt::format(",\"bucket_size\":{},\"fingerprint_bits\":{},\"buckets\":{},\"filters\":{},\"deletes\":{}",
                        s.bucket_size, s.fingerprint_bits, s.num_buckets, s.num_filters, s.num_deletes);
   }
@@ -56,7 +56,7 @@ std::string InfoText(const std::string& file, const LoadedFilter& f, const Filte
   out += fmt::format("kind                 {}\n", FilterKindName(s.kind));
   out += fmt::format("format version       {}\n", f.header.format_version);
   out += fmt::format("bits                 {}\n", GroupThousands(s.num_bits));
-  if (s.kind == FilterKind::kCuckoo) {
+  if (s.kind == FilterKind::kCuckoo || s.kind == FilterKind::kRedisBloomCuckoo) {
     out += fmt::format("buckets              {} x {} slots of {}-bit fingerprints ({} sub-filters)\n",
                        GroupThousands(s.num_buckets), s.bucket_size, s.fingerprint_bits, s.num_filters);
   } else {
@@ -72,7 +72,8 @@ std::string InfoText(const std::string& file, const LoadedFilter& f, const Filte
   out += fmt::format("memory               {} ({})\n", GroupThousands(s.memory_bytes), HumanBytes(s.memory_bytes));
   out += fmt::format("file bytes           {} ({}{})\n", GroupThousands(f.file_bytes), HumanBytes(f.file_bytes),
                      compressed ? ", zstd payload" : "");
-  if (s.kind == FilterKind::kCuckoo) out += fmt::format("deletes              {}\n", GroupThousands(s.num_deletes));
+  if (s.kind == FilterKind::kCuckoo || s.kind == FilterKind::kRedisBloomCuckoo)
+    out += fmt::format("deletes              {}\n", GroupThousands(s.num_deletes));
   if (!s.stages.empty()) {
     out += fmt::format("stages               {}\n", s.stages.size());
     out += fmt::format("  {:>5}  {:>14}  {:>14}  {:>15}  {:>6}  {:>10}\n", "stage", "capacity", "count", "bits",

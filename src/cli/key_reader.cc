@@ -40,6 +40,8 @@ struct KeyReader::Decoders {
   Decoders() = default;
   Decoders(const Decoders&) = delete;
   Decoders& operator=(const Decoders&) = delete;
+  Decoders(Decoders&&) = delete;
+  Decoders& operator=(Decoders&&) = delete;
   ~Decoders() {
     if (gzip_ready) inflateEnd(&gzip);
     ZSTD_freeDStream(zstd);

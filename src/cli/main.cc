@@ -135,6 +135,8 @@ int Run(int argc, char** argv) {
   commands.push_back(AddMergeCommand(app, global));
   commands.push_back(AddCompressCommand(app, global));
   commands.push_back(AddDecompressCommand(app, global));
+  commands.push_back(AddImportCommand(app, global));
+  commands.push_back(AddExportCommand(app, global));
   CLI::App* experiment = app.add_subcommand("experiment", "reproduce the false-positive experiments");
   experiment->require_subcommand(1);
   commands.push_back(AddExperimentFprCommand(*experiment, global));

@@ -3,16 +3,24 @@
 //     kind, raw and compressed, empty and filled;
 //   loadchunk, rdb: the module's dumps of small BF, CF and CBF filters, in chunks and as
 //     rdb values (ready, and loading half way);
-//   redis_args, cli_numbers, cli_keys: valid command arguments, numbers and key files.
+//   redis_args, cli_numbers, cli_keys: valid command arguments, numbers and key files;
+//   redisbloom: RedisBloom 2.8.20's DUMP payloads and SCANDUMP chunks of its small keys
+//     (tests/golden/redisbloom), and the same filters as bloomkit files.
 // Run from the repository root (the output is deterministic, so a re-run changes no
 // file unless a format changed):
 //   build/<preset>/tests/fuzz/fuzz_make_corpus tests/fuzz/corpus
+#include <zlib.h>
+#include <zstd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "bloomkit/redisbloom_codec.h"
 #include "dump.h"
 #include "fuzz_filters.h"
 #include "fuzz_input.h"
@@ -185,8 +193,34 @@ int WriteCliNumbers(const fs::path& dir) {
   return failures;
 }
 
+// `text` as one gzip member (zlib's deflate with a gzip wrapper).
+std::string Gzip(const std::string& text) {
+  z_stream z{};
+  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return "";
+  std::string out(deflateBound(&z, text.size()) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int rc = deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return rc == Z_STREAM_END ? out : "";
+}
+
+std::string Zstd(const std::string& text) {
+  std::string out(ZSTD_compressBound(text.size()), '\0');
+  const std::size_t n = ZSTD_compress(out.data(), out.size(), text.data(), text.size(), 3);
+  if (ZSTD_isError(n) != 0) return "";
+  out.resize(n);
+  return out;
+}
+
 int WriteCliKeys(const fs::path& dir) {
   // flags, piece size - 1, inputs separated by 0xff 0xfe (fuzz_cli_keys.cc).
+  std::string lines;
+  for (int i = 0; i < 300; ++i) lines += "key:" + std::to_string(i) + "\n";
+  const std::string gzip_members = Gzip(lines.substr(0, 1000)) + Gzip(lines.substr(1000));
   const std::vector<std::pair<std::string, std::string>> seeds = {
       {"lines", std::string("\x00\x03", 2) + "alpha\nbeta\ngamma\n"},
       {"crlf_no_final_newline", std::string("\x00\x00", 2) + "a\r\nb\r\n\r\nc"},
@@ -196,9 +230,68 @@ int WriteCliKeys(const fs::path& dir) {
       {"four_inputs", std::string("\x0c\xff", 2) + "1\xff\xfe"
                                                    "2\n\xff\xfe\xff\xfe"
                                                    "4"},
+      // Compressed and binary input (key_reader.h): decoded, or refused as binary.
+      {"gzip_two_members", std::string("\x00\x06", 2) + gzip_members},
+      {"gzip_truncated", std::string("\x00\x02", 2) + Gzip(lines).substr(0, 200)},
+      {"zstd_lines", std::string("\x00\x0c", 2) + Zstd(lines)},
+      {"binary_nul_line_mode", std::string("\x00\x03", 2) + std::string("a\nb\0c\nd\n", 8)},
+      {"nul_mode_then_gzip_magic", std::string("\x05\x04", 2) + std::string("a\0b\0\xff\xfe\x1f\x8bjunk", 12)},
   };
   int failures = 0;
   for (const auto& [name, bytes] : seeds) failures += WriteBytes(dir / name, bytes);
+  return failures;
+}
+
+std::string ReadFixture(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "%s: cannot read\n", path.c_str());
+    return {};
+  }
+  const std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return {chars.begin(), chars.end()};
+}
+
+std::span<const std::byte> AsSpan(const std::string& s) {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+
+// Modes of fuzz_redisbloom.cc: 0/1 DUMP payload, 2/3 chunks, 4/5 bloomkit file (BF/CF).
+int WriteRedisBloomSeeds(const fs::path& dir) {
+  const fs::path fixtures = BLOOMKIT_REDISBLOOM_DIR;
+  int failures = 0;
+  for (const std::string key : {"bf_single", "bf_default", "bf_binary_items", "bf_expansion1", "cf_default",
+                                "cf_bucket1", "cf_bucket2", "cf_bucket3_odd", "cf_bucket4_expand", "cf_bucket8"}) {
+    const bool cuckoo = key.starts_with("cf_");
+    const std::string dump = ReadFixture(fixtures / key / "dump.bin");
+    if (dump.empty()) return 1;
+    failures += WriteBytes(dir / (key + "_dump"), FuzzInputWriter().Byte(cuckoo ? 1 : 0).Raw(dump).bytes());
+    // The chunks, with the iterators SCANDUMP gave them (re-derived from the payload).
+    FuzzInputWriter chunks;
+    chunks.Byte(cuckoo ? 3 : 2);
+    std::string file;
+    if (cuckoo) {
+      auto f = bloomkit::DecodeRedisCuckooDump(AsSpan(dump));
+      if (!f.ok()) return 1;
+      const auto all = bloomkit::RedisCuckooScanDump(f.value());
+      chunks.Field(all.front().bytes);
+      for (std::size_t i = 1; i < all.size(); ++i)
+        chunks.U64(static_cast<std::uint64_t>(all[i].iterator)).Field(all[i].bytes);
+      const auto bytes = f->Serialize();
+      file.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    } else {
+      auto f = bloomkit::DecodeRedisBloomDump(AsSpan(dump));
+      if (!f.ok()) return 1;
+      const auto all = bloomkit::RedisBloomScanDump(f.value());
+      chunks.Field(all.front().bytes);
+      for (std::size_t i = 1; i < all.size(); ++i)
+        chunks.U64(static_cast<std::uint64_t>(all[i].iterator)).Field(all[i].bytes);
+      const auto bytes = f->Serialize();
+      file.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    }
+    failures += WriteBytes(dir / (key + "_chunks"), chunks.bytes());
+    failures += WriteBytes(dir / (key + "_file"), FuzzInputWriter().Byte(cuckoo ? 5 : 4).Raw(file).bytes());
+  }
   return failures;
 }
 
@@ -226,5 +319,6 @@ int main(int argc, char** argv) {
   failures += WriteRedisArgs(root / "redis_args");
   failures += WriteCliNumbers(root / "cli_numbers");
   failures += WriteCliKeys(root / "cli_keys");
+  failures += WriteRedisBloomSeeds(root / "redisbloom");
   return failures == 0 ? 0 : 1;
 }

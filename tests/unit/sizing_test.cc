@@ -1,4 +1,4 @@
-// bloomkit/sizing.h: the sizing formulas, against the issue's table, their own
+// bloomkit/sizing.h: the sizing formulas, against a table of known sizes, their own
 // inverses, and (for the blocked filter) a measurement on a real filter.
 #include "bloomkit/sizing.h"
 
@@ -20,7 +20,7 @@ using bloomkit_test::Key;
 
 constexpr double kLn2 = 0.69314718055994530942;
 
-// The classic sizing table of the issue (RedisBloom/Guava's formula):
+// Classic filter sizes by RedisBloom's and Guava's formula:
 // m = ceil(-n ln p / ln^2 2), k = round(m/n ln 2); m may be rounded up to a word.
 TEST(ClassicSizingTest, ReproducesTheTable) {
   struct Row {

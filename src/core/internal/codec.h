@@ -26,7 +26,7 @@ struct DecodedFile {
 
 // Validates the container and returns the (decompressed) payload. `expected_kind` is
 // checked so that loading a cuckoo file as a BloomFilter is a clear error.
-// Does not validate kind-specific parameters: the filter does, with PayloadBytesFor.
+// Does not validate kind-specific parameters: each filter's Deserialize does.
 Result<DecodedFile> DecodeFile(std::span<const std::byte> bytes, FilterKind expected_kind,
                                std::uint64_t max_memory_bytes);
 

@@ -15,8 +15,8 @@ namespace bloomkit::internal {
 // buffers (a Zen 3 core tracks ~24 outstanding L1 misses).
 inline constexpr std::size_t kBatchGroup = 16;
 
-// Filters of this many bytes or more are taken to live in DRAM (this VM keeps only a
-// few MiB in its caches), where the batch loops are bound by misses in flight rather
+// Filters of this many bytes or more are taken to live in DRAM (the benchmark machine of
+// docs/BENCHMARKS.md keeps only a few MiB of its 32 MiB L3 as cache), where the batch loops are bound by misses in flight rather
 // than by instructions: the classic filter queries in two waves, the blocked filter
 // works 64 keys ahead.
 inline constexpr std::uint64_t kInMemoryFilterBytes = std::uint64_t{4} << 20;

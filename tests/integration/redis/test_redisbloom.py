@@ -231,6 +231,38 @@ def decode_cuckoo(payload):
     return cf
 
 
+class Writer:
+    """A DUMP payload of a module value in the layout described above (strings raw)."""
+
+    def __init__(self, name, encver):
+        module_id = 0
+        for i, ch in enumerate(name):
+            module_id |= MODULE_ID_CHARS.index(ch) << (64 - 6 * (i + 1))
+        self.out = bytearray([7]) + self.length(module_id | encver)
+
+    @staticmethod
+    def length(v):
+        if v < 64:
+            return bytes([v])
+        if v < 16384:
+            return bytes([0x40 | (v >> 8), v & 0xFF])
+        if v < 2 ** 32:
+            return b"\x80" + struct.pack(">I", v)
+        return b"\x81" + struct.pack(">Q", v)
+
+    def unsigned(self, v):
+        self.out += self.length(2) + self.length(v)
+
+    def double(self, v):
+        self.out += self.length(4) + struct.pack("<d", v)
+
+    def string(self, data):
+        self.out += self.length(5) + self.length(len(data)) + data
+
+    def payload(self):
+        return seal_dump(bytes(self.out) + self.length(0), b"\x0a\x00")
+
+
 def scandump(c, command, key):
     out = []
     it = 0
@@ -349,6 +381,38 @@ class RedisBloomDataTest(unittest.TestCase):
             self.assertEqual(c.call("DUMP", k), payload, k)
             self.assertEqual(probe(c, k, 3000, source=k.decode().split(":", 1)[1]), answers_before[k], k)
         self.assertEqual(c.call("DEL", *before.keys()), len(before))
+
+    def test_older_encodings_restore(self):
+        # RedisBloom 2.x before 2.2 wrote MBbloom-- version 3 (no growth field: 2) and
+        # MBbloomCF version 3 (no deletes, bucket size, iterations or expansion, and no
+        # per-filter bucket count). The same filters, re-encoded that way, answer alike.
+        c = self.c
+        chain = decode_bloom(read("bf_scaled", "dump.bin"))
+        self.assertEqual(chain["growth"], 2)
+        w = Writer("MBbloom--", 3)
+        for field in ("size", "nfilters", "options"):
+            w.unsigned(chain[field])
+        for link in chain["links"]:
+            w.unsigned(link["entries"]), w.double(link["error"]), w.unsigned(link["hashes"])
+            w.double(link["bpe"]), w.unsigned(link["bits"]), w.unsigned(link["n2"])
+            w.string(link["bf"]), w.unsigned(link["size"])
+        self.assertEqual(c.call("RESTORE", "old:bf", 0, w.payload()), Simple(b"OK"))
+        cf = decode_cuckoo(read("cf_default", "dump.bin"))
+        self.assertEqual((cf["bucketSize"], cf["expansion"]), (2, 1))
+        w = Writer("MBbloomCF", 3)
+        for field in ("numFilters", "numBuckets", "numItems"):
+            w.unsigned(cf[field])
+        for _, data in cf["filters"]:
+            w.string(data)
+        self.assertEqual(c.call("RESTORE", "old:cf", 0, w.payload()), Simple(b"OK"))
+        for old, key in (("old:bf", "bf_scaled"), ("old:cf", "cf_default")):
+            self.assertEqual(probe(c, old, 20000, source=key), answers(key)[:20000], key)
+        self.assertEqual(info_dict(c.call("BF.INFO", "old:bf")), MANIFEST["bf_scaled"]["info"])
+        self.assertEqual(info_dict(c.call("CF.INFO", "old:cf"))["Number of items deleted"], 0)
+        # Saved again, they are version 4.
+        self.assertEqual(c.call("DUMP", "old:bf"), read("bf_scaled", "dump.bin"))
+        self.assertEqual(decode_cuckoo(c.call("DUMP", "old:cf"))["numItems"], cf["numItems"])
+        self.assertEqual(c.call("DEL", "old:bf", "old:cf"), 2)
 
     def test_decoder_reads_the_reference_dumps(self):
         # The decoder above, checked on RedisBloom's own bytes.
