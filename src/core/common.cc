@@ -63,5 +63,8 @@ Result<FilterKind> ParseFilterKind(std::string_view name) {
 HashPair HashKey(std::string_view key) noexcept {
   return internal::HashKeyInline(key);
 }
+std::uint64_t HashKey64(std::string_view key) noexcept {
+  return internal::HashKey64Inline(key);
+}
 
 }  // namespace bloomkit

@@ -7,7 +7,8 @@
 //     8    4 format_version (1)
 //    12    4 header_bytes (128)
 //    16    2 kind (FilterKind)
-//    18    2 hash_id (1 = XXH3-128 + enhanced double hashing; 2 = RedisBloom's murmur, kinds 6, 7)
+//    18    2 hash_id (1 = XXH3-128 + enhanced double hashing; 2 = RedisBloom's murmur, kinds 6, 7;
+//              3 = XXH3-64, blocked filters of 256-bit blocks only)
 //    20    4 flags (bit 0: payload is one zstd frame; other bits zero)
 //    24    8 hash_seed (kHashSeed; 0 with hash_id 2)
 //    32    8 capacity
@@ -118,14 +119,19 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
   h.kind = static_cast<FilterKind>(kind);
   h.hash_id = LoadLE<std::uint16_t>(p + kOffHashId);
   h.hash_seed = LoadLE<std::uint64_t>(p + kOffSeed);
+  // Hash id 3 (XXH3-64) is defined only for blocked filters, which check it against
+  // their block layout.
+  const bool known_hash =
+      h.hash_id == kHashIdXxh3DoubleHashing || (h.hash_id == kHashIdXxh3x64 && h.kind == FilterKind::kBlocked);
   if (IsRedisBloomKind(h.kind)) {
     if (h.hash_id != kHashIdRedisBloomMurmur || h.hash_seed != 0) {
       return MakeError(ErrorCode::kUnknownHash, "unknown hash for a ", FilterKindName(h.kind), " filter: id ",
                        h.hash_id, " seed 0x", std::hex, h.hash_seed, " (expected id 2, seed 0)");
     }
-  } else if (h.hash_id != kHashIdXxh3DoubleHashing || h.hash_seed != kHashSeed) {
+  } else if (!known_hash || h.hash_seed != kHashSeed) {
     return MakeError(ErrorCode::kUnknownHash, "unknown hash: id ", h.hash_id, " seed 0x", std::hex, h.hash_seed,
-                     " (this build implements id 1, seed 0x", kHashSeed, ")");
+                     " for a ", FilterKindName(h.kind), " filter (this build implements id 1, and id 3 for blocked",
+                     " filters, seed 0x", kHashSeed, ")");
   }
   h.flags = LoadLE<std::uint32_t>(p + kOffFlags);
   if ((h.flags & ~kKnownFlags) != 0) {
@@ -156,7 +162,12 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
 std::vector<std::byte> EncodeFile(FileHeader header, const std::function<void(std::span<std::byte>)>& write_payload,
                                   const SaveOptions& options) {
   header.format_version = kFormatVersion;
-  header.hash_id = IsRedisBloomKind(header.kind) ? kHashIdRedisBloomMurmur : kHashIdXxh3DoubleHashing;
+  // A blocked filter of 256-bit blocks sets hash id 3; every other filter gets its kind's id.
+  if (IsRedisBloomKind(header.kind)) {
+    header.hash_id = kHashIdRedisBloomMurmur;
+  } else if (header.hash_id != kHashIdXxh3x64) {
+    header.hash_id = kHashIdXxh3DoubleHashing;
+  }
   header.hash_seed = IsRedisBloomKind(header.kind) ? 0 : kHashSeed;
   header.flags = 0;
   const auto raw_bytes = static_cast<std::size_t>(header.payload_bytes);

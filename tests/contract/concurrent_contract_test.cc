@@ -20,6 +20,7 @@ struct ConcurrentClassicTraits : DefaultFilterTraits<bloomkit::ConcurrentBloomFi
 
 struct ConcurrentBlockedTraits : DefaultFilterTraits<bloomkit::ConcurrentBlockedBloomFilter> {
   static constexpr std::string_view kName = "concurrent blocked";
+  static constexpr std::size_t kUsedParams = 3;  // num_blocks, num_hashes, block layout
   static constexpr bool kSupportsMerge = false;
   static constexpr bool kSupportsIntersect = false;
   static bloomkit::Result<Filter> Make(std::uint64_t capacity, double fp_rate) {

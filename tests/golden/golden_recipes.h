@@ -121,6 +121,22 @@ inline const std::vector<Recipe>& Recipes() {
       {"blocked_k16.bkf", "blocked, 8 blocks and 16 hashes (two bits in every lane), key:0..key:99",
        FilterKind::kBlocked, false, KeyForm::kStrings, 100,
        [] { return WithKeys<BlockedBloomFilter>({.num_bits = 4096, .num_hashes = 16}, 100, false); }},
+      // Blocked filters of 256-bit blocks (layout 1, hash id 3: XXH3-64).
+      {"blocked256_500.bkf", "blocked, 256-bit blocks, capacity 1000 at 1%, key:0..key:499: XXH3-64, lanes",
+       FilterKind::kBlocked, false, KeyForm::kStrings, 500,
+       [] {
+         return WithKeys<BlockedBloomFilter>(
+             {.capacity = 1000, .fp_rate = 0.01, .blocked_layout = bloomkit::BlockedLayout::kLanes256}, 500, false);
+       }},
+      {"blocked256_k5_hashes.bkf",
+       "blocked, 256-bit blocks, 8 blocks and 5 hashes (lanes 5..7 empty), AddHash(0..99): the caller-hash mix",
+       FilterKind::kBlocked, false, KeyForm::kHashes, 100,
+       [] {
+         BlockedBloomFilter f = MakeOrThrow<BlockedBloomFilter>(
+             {.num_bits = 2048, .num_hashes = 5, .blocked_layout = bloomkit::BlockedLayout::kLanes256});
+         for (std::uint64_t i = 0; i < 100; ++i) f.AddHash(i);
+         return f.Serialize();
+       }},
       // Counting, scalable and cuckoo filters are what the Redis module writes into RDB
       // files (docs/REDIS.md): their payloads are pinned like the Bloom filters'.
       {"counting_500.bkf", "counting, 4-bit counters, capacity 1000 at 1%, key:0..key:499: counter packing",

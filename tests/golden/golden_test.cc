@@ -53,6 +53,8 @@ const std::map<std::string, std::uint64_t>& Digests() {
       {"cuckoo_500.bkf", 0x7632e0b1ae6bad7aULL},
       {"cuckoo_grown_removed.bkf", 0x78eb903e140138edULL},
       {"cuckoo_victim.bkf", 0xde11e514324d7b47ULL},
+      {"blocked256_500.bkf", 0xd842623349edd9dbULL},
+      {"blocked256_k5_hashes.bkf", 0x456adb83f455c061ULL},
 
   };
   return digests;
@@ -72,7 +74,8 @@ const std::map<std::string, std::uint64_t>& AnswerDigests() {
       {"classic_500_zstd.bkf", 0x285f7e91fd58004cULL},     {"classic_1000bits_k3.bkf", 0x45fa1d450daff3edULL},
       {"classic_hashes.bkf", 0x64990df8f353fb66ULL},       {"classic_integers.bkf", 0x14605bd3227d2b10ULL},
       {"blocked_500.bkf", 0xa36463c5a91f7625ULL},          {"blocked_500_zstd.bkf", 0xa36463c5a91f7625ULL},
-      {"blocked_k16.bkf", 0x9af8de4040040ddaULL},
+      {"blocked_k16.bkf", 0x9af8de4040040ddaULL},          {"blocked256_500.bkf", 0xd636eda536b89247ULL},
+      {"blocked256_k5_hashes.bkf", 0xce8290aed6c488c2ULL},
 
   };
   return digests;

@@ -18,6 +18,10 @@ inline HashPair HashKeyInline(std::string_view key) noexcept {
   return HashPair{h.low64, h.high64};
 }
 
+inline std::uint64_t HashKey64Inline(std::string_view key) noexcept {
+  return XXH3_64bits_withSeed(key.data(), key.size(), kHashSeed);
+}
+
 inline std::uint64_t Checksum64(const void* data, std::size_t bytes) noexcept {
   return XXH3_64bits(data, bytes);
 }
