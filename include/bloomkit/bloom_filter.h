@@ -109,6 +109,7 @@ class BloomFilter {
   friend bool operator==(const BloomFilter& a, const BloomFilter& b) noexcept;
 
  private:
+  friend class ScalableBloomFilter;  // sizes its stages to whole words (AddStage)
   BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
               WordArray words) noexcept;
   // Merge and Intersect: the shape check, the word operation and the new count.

@@ -159,8 +159,10 @@ class CuckooFilter {
   CuckooFilter() = default;
   Status Grow();
   // Places `fingerprint` in filters_[table] starting from `bucket`, evicting up to
-  // max_kicks residents; the last homeless fingerprint ends in the victim slot.
-  void InsertWithKicks(std::size_t table, std::uint32_t fingerprint, std::uint64_t bucket) noexcept;
+  // max_kicks residents; the last homeless fingerprint ends in the victim slot (false).
+  bool InsertWithKicks(std::size_t table, std::uint32_t fingerprint, std::uint64_t bucket) noexcept;
+  // Reverts the chain of an InsertWithKicks that returned false, just after it.
+  void UndoKicks(std::size_t table) noexcept;
 
   CuckooOptions options_;
   std::vector<SubFilter> filters_;

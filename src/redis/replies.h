@@ -80,6 +80,8 @@ inline constexpr std::string_view kRbBadChunk = "ERR invalid chunk";
 // Generic.
 inline constexpr std::string_view kTooLarge = "ERR filter too large";
 inline constexpr std::string_view kOutOfMemory = "ERR out of memory";
+// Redis' own text for a command refused under maxmemory, then the sizes.
+inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'";
 inline constexpr std::string_view kInternal = "ERR internal error";
 inline constexpr std::string_view kOk = "OK";
 

@@ -105,6 +105,11 @@ class KeyModel {
 
  private:
   static bloomkit::Result<Filter> Build(std::span<const std::byte> bytes) {
+    // As BuildFromDump: a compressed dump is refused before it is decoded.
+    if (auto plain = bloomkit::redis::RequireUncompressedDump(bytes); !plain.ok()) {
+      BLOOMKIT_FUZZ_CHECK((bytes[20] & std::byte{1}) != std::byte{0});
+      return plain.error();
+    }
     bloomkit::LoadOptions options;
     options.max_memory_bytes = kModelMaxFilterBytes;
     return Filter::Deserialize(bytes, options);

@@ -164,15 +164,24 @@ inline const std::vector<Recipe>& Recipes() {
       {"scalable_500.bkf",
        "scalable, initial capacity 100 at 1%, growth 2, tightening 0.5, key:0..key:499: three stages",
        FilterKind::kScalable, false, KeyForm::kStrings, 500,
-       [] { return ScalableWithKeys({.initial_capacity = 100, .fp_rate = 0.01}, 500); }},
+       [] { return ScalableWithKeys({.initial_capacity = 100, .fp_rate = 0.01, .whole_word_stages = false}, 500); }},
       {"scalable_g4_r09.bkf", "scalable, initial capacity 50 at 0.1%, growth 4, tightening 0.9, key:0..key:299",
        FilterKind::kScalable, false, KeyForm::kStrings, 300,
        [] {
-         return ScalableWithKeys({.initial_capacity = 50, .fp_rate = 0.001, .growth = 4, .tightening = 0.9}, 300);
+         return ScalableWithKeys(
+             {.initial_capacity = 50, .fp_rate = 0.001, .growth = 4, .tightening = 0.9, .whole_word_stages = false},
+             300);
        }},
       {"scalable_nonscaling.bkf", "scalable, not scaling, capacity 200 at 1%, key:0..key:199: one full stage",
        FilterKind::kScalable, false, KeyForm::kStrings, 200,
-       [] { return ScalableWithKeys({.initial_capacity = 200, .fp_rate = 0.01, .scaling = false}, 200); }},
+       [] {
+         return ScalableWithKeys(
+             {.initial_capacity = 200, .fp_rate = 0.01, .scaling = false, .whole_word_stages = false}, 200);
+       }},
+      {"scalable_500_words.bkf",
+       "scalable_500 with today's stages, which use every bit of their 64-bit words: stage sizing",
+       FilterKind::kScalable, false, KeyForm::kStrings, 500,
+       [] { return ScalableWithKeys({.initial_capacity = 100, .fp_rate = 0.01}, 500); }},
       {"cuckoo_500.bkf", "cuckoo, capacity 1000 at 1% (b = 4, f = 8), key:0..key:499: fingerprints, buckets",
        FilterKind::kCuckoo, false, KeyForm::kStrings, 500,
        [] { return CuckooWithKeys({.capacity = 1000, .fp_rate = 0.01}, 500); }},
