@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit_compare: bloomkit's classic and blocked filters against libbloom 1.6
 // (Debian libbloom-dev), over the same keys, in the same process, alternating.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit::BlockedBloomFilter: all k bits of a key in one 64-byte block, so a lookup
 // costs one cache miss instead of k (Putze, Sanders & Singler 2007).
 //

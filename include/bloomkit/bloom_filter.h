@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit::BloomFilter: the classic Bloom filter (Bloom 1970).
 //
 // Contract:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit: Bloom, blocked, counting, scalable and cuckoo filters in one header.
 #pragma once
 

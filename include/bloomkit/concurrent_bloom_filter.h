@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit::ConcurrentBloomFilter and bloomkit::ConcurrentBlockedBloomFilter: the
 // classic and blocked filters with lock-free inserts from many threads.
 //

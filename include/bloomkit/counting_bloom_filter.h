@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit::CountingBloomFilter: a Bloom filter that supports deletion (Fan, Cao,
 // Almeida & Broder, "Summary Cache", 2000). Each of the m positions holds a small
 // counter instead of a bit; Add increments the k counters of a key, Remove decrements

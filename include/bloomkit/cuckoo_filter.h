@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit::CuckooFilter: a filter that supports deletion and counting, in fewer bits
 // per key than a Bloom filter at low rates (Fan, Andersen, Kaminsky & Mitzenmacher,
 // "Cuckoo Filter: Practically Better Than Bloom", CoNEXT 2014).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one frozen hash behind every bloomkit filter.
 //
 // A key is a sequence of bytes. It is hashed once with XXH3-128 (xxHash 0.8) and the

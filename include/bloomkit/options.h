@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Options shared by every filter kind: how to size a filter, how much memory it may
 // take, how to save and load it.
 #pragma once

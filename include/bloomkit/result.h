@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Result<T>: the return type of every fallible bloomkit call.
 //
 // Creating a filter from options, loading bytes or a file, merging two filters: each

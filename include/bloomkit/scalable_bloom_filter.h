@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit::ScalableBloomFilter: a Bloom filter that grows when it fills up, for when
 // the number of keys is not known in advance (Almeida, Baquero, Preguica & Hutchison,
 // "Scalable Bloom Filters", 2007).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sizing formulas: plain functions, tested against the tables in docs/ and the seeds.
 //
 // Classic Bloom filter with m bits, k hashes and n keys (Bloom 1970; Broder &

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit add FILE [INPUT...]: adds keys and saves the filter atomically. A failed run
 // (unreadable input, full filter) leaves FILE exactly as it was.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared pieces of the bloomkit command-line tool: exit statuses, the error that
 // carries one, and the registration of each subcommand.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit compress IN OUT / decompress IN OUT: rewrites a filter with or without a
 // zstd payload (docs/FORMAT.md). Sparse filters shrink a lot; a filter near capacity
 // is close to random bits and does not shrink, in which case it is stored raw.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit create FILE: writes an empty filter sized for --capacity and --fp-rate.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit dedup FILE [INPUT...]: prints each key not seen before and adds it
 // (test-and-add), the crawler's "have I fetched this URL?" in one step.
 //

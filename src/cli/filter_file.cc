@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Filter files and the error plumbing of the CLI (filter_file.h, cli.h).
 #include "filter_file.h"
 

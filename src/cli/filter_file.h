@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading and saving filter files for the subcommands, with errors that name the file.
 #pragma once
 

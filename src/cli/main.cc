@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit: size, build, query and inspect Bloom filters from the shell.
 //
 // main parses the command line with CLI11, runs the one subcommand given, and turns

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit merge OUT IN1 IN2 [...]: the union of filters of one kind and size.
 #include <fmt/format.h>
 

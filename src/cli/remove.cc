@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit remove FILE [INPUT...]: removes one copy of each key from a counting or
 // cuckoo filter. Classic, blocked and scalable filters cannot remove (exit 2).
 #include <fmt/format.h>

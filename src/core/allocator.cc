@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The default allocator and WordArray, the one owner of filter memory.
 #include "bloomkit/allocator.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cache-blocked Bloom filter (blocked_bloom_filter.h).
 #include "bloomkit/blocked_bloom_filter.h"
 

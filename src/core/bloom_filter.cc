@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The classic Bloom filter (bloom_filter.h).
 #include "bloomkit/bloom_filter.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small shared pieces: error and kind names, the public hash entry point.
 #include <array>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lock-free concurrent forms of the classic and blocked filters (concurrent_bloom_filter.h).
 #include "bloomkit/concurrent_bloom_filter.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The counting Bloom filter (counting_bloom_filter.h).
 #include "bloomkit/counting_bloom_filter.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cuckoo filter (cuckoo_filter.h).
 #include "bloomkit/cuckoo_filter.h"
 

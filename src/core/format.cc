@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // File format v1: the byte codec (header, checksum, compression). File I/O (atomic
 // replace, locking, header-first reads) is in file_io.cc.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scalable Bloom filter (scalable_bloom_filter.h).
 #include "bloomkit/scalable_bloom_filter.h"
 

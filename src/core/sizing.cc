@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sizing formulas (sizing.h).
 #include "bloomkit/sizing.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BF.*: RedisBloom's Bloom filter commands on bloomkit::ScalableBloomFilter, plus
 // BF.MERGE. Reply shapes follow RedisBloom 2.8: booleans (integers under RESP2) for
 // ADD/EXISTS and their multi forms, a map (flat array under RESP2) for INFO.

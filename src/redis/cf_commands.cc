@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CF.*: RedisBloom's cuckoo filter commands on bloomkit::CuckooFilter. Replies follow
 // RedisBloom 2.8: booleans (integers under RESP2) for ADD, ADDNX, EXISTS, MEXISTS, DEL
 // and INSERT; integers for INSERTNX (1 added, 0 present, -1 full) and COUNT; a map for

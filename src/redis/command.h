@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command plumbing of bloomkit.so: one wrapper that runs every handler, catches
 // every exception and turns a returned Error into an error reply, plus small RAII and
 // reply helpers. Handlers are `Status Handler(Command&)`: they either reply and return

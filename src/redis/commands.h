@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command handlers of bloomkit.so, one family per file (bf_commands.cc,
 // cf_commands.cc, cbf_commands.cc), registered by module.cc.
 #pragma once

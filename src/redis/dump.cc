@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SCANDUMP / LOADCHUNK chunking (dump.h).
 #include "dump.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SCANDUMP / LOADCHUNK: a filter's serialized bytes (bloomkit file format v1,
 // docs/FORMAT.md) cut into chunks, as plain functions (no Redis needed).
 //

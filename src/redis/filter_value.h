@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The value stored in a Redis key for each filter family, and everything generic over
 // families: the data type callbacks (RDB save/load, AOF rewrite, MEMORY USAGE, free,
 // DEBUG DIGEST-VALUE, COPY) and the SCANDUMP / LOADCHUNK commands.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit.so: RedisModule_OnLoad, the only exported symbol. Loads the API table,
 // parses the module arguments, installs Redis' allocator under every filter, creates
 // the three data types and registers the commands with their flags and key specs.

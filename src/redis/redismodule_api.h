@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The subset of the Redis modules API that bloomkit.so uses, declared from the modules
 // API reference (https://redis.io/docs/reference/modules/modules-api-ref/).
 //

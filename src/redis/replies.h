@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every reply text of bloomkit.so in one table. Where RedisBloom 2.8 has a text for the
 // same condition, ours is the same, byte for byte, because clients match on them
 // (redis-py, go-redis and Jedis tests check "item exists", "not found", "non scaling

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The filter contract (filter_contract.h) for the cache-blocked BlockedBloomFilter.
 // ExpectedFpRate is the Poisson-mixture rate of sizing.h's BlockedFpRate, so the FPR
 // test also checks that formula against the real bit pattern.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The filter contract (filter_contract.h) for ConcurrentBloomFilter and
 // ConcurrentBlockedBloomFilter, used from one thread: the same answers and files as
 // the single-threaded kinds (the threaded tests are in tests/concurrency/).

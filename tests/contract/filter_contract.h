@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The contract every bloomkit filter kind passes, as one typed test suite
 // (GoogleTest's TYPED_TEST_SUITE_P, the way Abseil tests its containers). Each kind
 // instantiates it from its own tests/contract/<kind>_contract_test.cc with a traits

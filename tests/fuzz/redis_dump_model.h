@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state machine of the module's LOADCHUNK and rdb_load (src/redis/filter_value.h),
 // rebuilt from the Redis-free functions they call (src/redis/dump.h, args.h and each
 // kind's Deserialize), so that the fuzz targets drive the same checks in the same order

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recipes of the golden files in data/: how each checked-in filter was built.
 // make_golden.cc writes them; golden_test.cc rebuilds them and compares byte for byte,
 // so a change to hashing, sizing, the bit layout or the file format fails a test.

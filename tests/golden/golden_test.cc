@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Golden files (data/*.bkf): filters serialized when file format v1 was frozen.
 // Every build must still load them, give the same answer to every query it gave when
 // they were written, and write them back byte for byte; the recipes (golden_recipes.h)

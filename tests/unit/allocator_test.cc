@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit/allocator.h: the seam through which all filter memory goes.
 #include "bloomkit/allocator.h"
 

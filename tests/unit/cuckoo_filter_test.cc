@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CuckooFilter: sizing, deletion, duplicates, the load reached before the first failed
 // insert, correctness after it, growth, and the serialized form with sub-filters and
 // a victim.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit/format.h: the file format's constants and its file and stream I/O, on real
 // files in a temporary directory. The byte-level checks of malformed files are in the
 // contract suite (tests/contract/filter_contract.h), run for every filter kind.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit/result.h: Result<T>, Status and the stable error codes.
 #include "bloomkit/result.h"
 

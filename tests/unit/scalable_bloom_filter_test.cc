@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ScalableBloomFilter: the stage schedule, the compound rate after growth, limits, the
 // non-scaling mode and the multi-stage serialized form.
 #include "bloomkit/scalable_bloom_filter.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The hash of hash.h, inlined into the hot loops (an out-of-line call costs up to half
 // of a cache-resident lookup). xxHash comes from Debian's libxxhash-dev, header-only.
 #pragma once

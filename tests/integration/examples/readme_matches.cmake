@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The README's C++ example must be examples/quickstart.cc, character for character.
 file(READ ${README} readme)
 file(READ ${SOURCE} source)

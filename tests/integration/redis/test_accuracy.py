@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Filter behaviour through Redis: no false negatives, false-positive rate near the
 configured rate, scaling past capacity, NONSCALING, and redis-py's bf()/cf() helpers
 (Debian python3-redis) used as a real client."""
