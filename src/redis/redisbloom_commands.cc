@@ -126,8 +126,11 @@ Result<RedisBloomScalableFilter> CreateChain(const BfCreateArgs& args) {
   return chain;
 }
 
+// RedisBloom's texts: a full NONSCALING chain, a link that cannot be sized (its error
+// rate, halved once per link, rounds to 0 after about 1,075 links), or a limit.
 std::string AddErrorText(const Error& error) {
   if (error.code() == ErrorCode::kFull) return std::string(reply::kNonScalingFull);
+  if (error.code() == ErrorCode::kInvalidArgument) return ReplyError(reply::kInsertProblem, error.message()).message();
   return CoreError(error).message();
 }
 
@@ -408,7 +411,7 @@ Result<RedisCuckooFilter> CreateCuckoo(const CfCreateArgs& args) {
   options.expansion = args.expansion;
   options.max_memory_bytes = Config().max_filter_bytes;
   auto filter = RedisCuckooFilter::Create(options);
-  if (!filter.ok()) return CoreError(filter.error());
+  if (!filter.ok()) return CoreError(filter.error(), reply::kCfCannotCreate);
   return filter;
 }
 

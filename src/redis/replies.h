@@ -36,6 +36,14 @@ inline constexpr std::string_view kBfIteratorNotNumeric = "ERR Second argument m
 
 // BF.* results.
 inline constexpr std::string_view kNonScalingFull = "ERR non scaling filter is full";
+// Parameters that pass the argument checks but give no filter (an error rate so small its
+// first stage needs more than 64 hashes, or rounds to 0): RedisBloom's text when it
+// cannot size the first link (BF: "could", CF: "Could").
+inline constexpr std::string_view kBfCannotCreate = "ERR could not create filter";
+inline constexpr std::string_view kCfCannotCreate = "ERR Could not create filter";
+// A scaling filter that cannot add its next stage (its error rate would need more than
+// 64 hashes): RedisBloom's text when adding a link fails.
+inline constexpr std::string_view kInsertProblem = "ERR problem inserting into filter";
 
 // CF.* arguments and results.
 inline constexpr std::string_view kCfBadCapacity = "Bad capacity";
