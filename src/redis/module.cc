@@ -116,6 +116,7 @@ void* RedisAllocate(std::size_t bytes, std::size_t alignment) noexcept {
   const bool zeroed = rm.TryCalloc != nullptr;
   void* raw = zeroed ? rm.TryCalloc(1, total) : rm.TryAlloc != nullptr ? rm.TryAlloc(total) : rm.Alloc(total);
   if (raw == nullptr) return nullptr;
+  stats::BlockAllocated(rm.MallocSize != nullptr ? rm.MallocSize(raw) : total);
   const auto base = reinterpret_cast<std::uintptr_t>(raw);
   const std::uintptr_t aligned = (base + 8 + alignment - 1) & ~(static_cast<std::uintptr_t>(alignment) - 1);
   const std::uint64_t offset = aligned - base;
@@ -125,12 +126,14 @@ void* RedisAllocate(std::size_t bytes, std::size_t alignment) noexcept {
   return out;
 }
 
-void RedisDeallocate(void* pointer, std::size_t /*bytes*/, std::size_t /*alignment*/) noexcept {
+void RedisDeallocate(void* pointer, std::size_t bytes, std::size_t alignment) noexcept {
   if (pointer == nullptr) return;
   const auto aligned = reinterpret_cast<std::uintptr_t>(pointer);
   std::uint64_t offset = 0;
   std::memcpy(&offset, reinterpret_cast<const void*>(aligned - 8), sizeof(offset));
-  rm.Free(reinterpret_cast<void*>(aligned - offset));
+  void* raw = reinterpret_cast<void*>(aligned - offset);
+  stats::BlockFreed(rm.MallocSize != nullptr ? rm.MallocSize(raw) : bytes + std::max<std::size_t>(alignment, 16));
+  rm.Free(raw);
 }
 
 // ---- Command table ----------------------------------------------------------------
@@ -282,6 +285,11 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (!CreateType<BfFamily>(ctx) || !CreateType<CfFamily>(ctx) || !CreateType<CbfFamily>(ctx)) return kErr;
   if (!CreateRedisBloomTypes(ctx)) return kErr;
 
+  // INFO bloomkit (stats.h): Redis >= 6.0 lets a module add INFO sections.
+  if (rm.RegisterInfoFunc != nullptr && rm.RegisterInfoFunc(ctx, &stats::AddInfo) != kOk) {
+    rm.Log(ctx, "warning", "bloomkit: could not register the INFO section");
+  }
+
   for (const CommandSpec& spec : kCommands) {
     const int last = spec.merge ? -1 : 1;
     if (rm.CreateCommand(ctx, spec.name, spec.func, spec.flags, 1, last, 1) != kOk) {
@@ -344,6 +352,7 @@ Error CoreError(const Error& error, std::string_view cannot_create) {
 
 void Command::ErrorReply(std::string_view text) noexcept {
   Mark();
+  errored_ = true;
   // ReplyWithError needs a C string; error texts are short, so a bounded stack copy
   // avoids allocating on the error path.
   char buffer[512];
