@@ -44,6 +44,7 @@
 #include "bloomkit/scalable_bloom_filter.h"
 #include "command.h"
 #include "dump.h"
+#include "stats.h"
 
 namespace bloomkit::redis {
 
@@ -85,6 +86,7 @@ struct FilterValue {
   void Complete(Filter&& loaded) noexcept {
     new (&filter) Filter(std::move(loaded));
     transfer.reset();
+    stats::PendingLoadEnded();
   }
 };
 
@@ -120,17 +122,23 @@ template <typename Filter, typename State>
 FilterValue<Filter>* NewValue(State&& state) {
   void* memory = rm.Alloc(sizeof(FilterValue<Filter>));
   if (memory == nullptr) throw std::bad_alloc();
+  FilterValue<Filter>* value = nullptr;
   try {
-    return new (memory) FilterValue<Filter>(std::forward<State>(state));
+    value = new (memory) FilterValue<Filter>(std::forward<State>(state));
   } catch (...) {
     rm.Free(memory);
     throw;
   }
+  stats::ValueCreated(stats::KindOf(Filter::kKind));
+  if (!value->ready()) stats::PendingLoadStarted();
+  return value;
 }
 
 template <typename Filter>
 void DeleteValue(FilterValue<Filter>* value) noexcept {
   if (value == nullptr) return;
+  if (!value->ready()) stats::PendingLoadEnded();
+  stats::ValueFreed(stats::KindOf(Filter::kKind));
   value->~FilterValue<Filter>();
   rm.Free(value);
 }
@@ -207,7 +215,7 @@ Status ScanDump(Command& cmd) {
   OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
   const auto found = Find<Family>(key);
   if (auto s = RequireReady(found); !s.ok()) return s;
-  auto iterator = ParseScanIterator(cmd.arg(2), /*for_loadchunk=*/false);
+  auto iterator = ParseScanIterator(cmd.arg(2), /*for_loadchunk=*/false, Family::Filter::kKind == FilterKind::kCuckoo);
   if (!iterator.ok()) return std::move(iterator).error();
   const auto& filter = found.value->filter;
   auto chunk = NextDumpChunk(iterator.value(), SerializedLength(filter), Config().scandump_chunk_bytes);
@@ -289,7 +297,7 @@ template <typename Family>
 Status LoadChunk(Command& cmd) {
   using Filter = typename Family::Filter;
   if (cmd.argc() != 4) return cmd.WrongArity(), Status();
-  auto iterator = ParseScanIterator(cmd.arg(2), /*for_loadchunk=*/true);
+  auto iterator = ParseScanIterator(cmd.arg(2), /*for_loadchunk=*/true, Family::Filter::kKind == FilterKind::kCuckoo);
   if (!iterator.ok()) return std::move(iterator).error();
   const std::string_view data_text = cmd.arg(3);
   const std::span<const std::byte> data(reinterpret_cast<const std::byte*>(data_text.data()), data_text.size());
