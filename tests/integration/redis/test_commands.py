@@ -283,12 +283,12 @@ class CommandTest(unittest.TestCase):
     def test_cf_errors(self):
         with self.server.client() as c:
             for args, prefix in ((("abc",), "Bad capacity"), (("100", "BUCKETSIZE", "x"), "Couldn't parse BUCKETSIZE"),
-                                 (("100", "BUCKETSIZE", "0"), "BUCKETSIZE parameter needs to be a positive integer"),
+                                 (("100", "BUCKETSIZE", "0"), "BUCKETSIZE: value must be an integer between 1 and 255"),
                                  (("100", "BUCKETSIZE", "3"), "Couldn't parse BUCKETSIZE"),
                                  (("100", "MAXITERATIONS", "x"), "Couldn't parse MAXITERATIONS"),
-                                 (("100", "MAXITERATIONS", "0"), "MAXITERATIONS parameter needs to be a positive"),
+                                 (("100", "MAXITERATIONS", "0"), "MAXITERATIONS: value must be an integer between 1 and 65535"),
                                  (("100", "EXPANSION", "x"), "Couldn't parse EXPANSION"),
-                                 (("100", "EXPANSION", "-1"), "EXPANSION parameter needs to be a non-negative"),
+                                 (("100", "EXPANSION", "-1"), "EXPANSION: value must be an integer between 0 and 32768"),
                                  (("3",), "Capacity must be at least (BucketSize * 2)")):
                 reply = c.call("CF.RESERVE", "k", *args)
                 self.assertIsInstance(reply, ReplyError, args)
