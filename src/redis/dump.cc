@@ -3,6 +3,7 @@
 #include "dump.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <new>
 #include <string>
@@ -10,12 +11,19 @@
 
 #include "bloomkit/format.h"
 #include "internal/codec.h"
+#include "pending_loads.h"
 #include "replies.h"
 
 namespace bloomkit::redis {
 namespace {
 
 constexpr std::size_t kBufferAlignment = 16;
+
+// PendingLoadStats(): the module runs commands and loads on one thread, but the
+// counters are atomic so that no caller has to know that.
+std::atomic<std::uint64_t> g_pending_count{0};
+std::atomic<std::uint64_t> g_pending_held{0};
+std::atomic<std::uint64_t> g_pending_announced{0};
 
 Error DumpError(std::string_view base, const std::string& detail) {
   return Error(ErrorCode::kInvalidArgument, std::string(base) + ": " + detail);
@@ -173,6 +181,63 @@ Status StreamedLoad::Add(std::span<const std::byte> piece) {
   return {};
 }
 
+PendingLoads PendingLoadStats() noexcept {
+  PendingLoads out;
+  out.count = g_pending_count.load(std::memory_order_relaxed);
+  out.bytes_held = g_pending_held.load(std::memory_order_relaxed);
+  out.bytes_announced = g_pending_announced.load(std::memory_order_relaxed);
+  return out;
+}
+
+PendingDump::PendingDump(std::uint64_t total, std::span<const std::byte> received, std::uint64_t expected)
+    : total_(total) {
+  if (total_ != 0) {
+    g_pending_count.fetch_add(1, std::memory_order_relaxed);
+    g_pending_announced.fetch_add(total_, std::memory_order_relaxed);
+  }
+  try {
+    Grow(std::max<std::uint64_t>(received.size(), std::min(expected, total)));
+  } catch (...) {
+    Uncount();
+    throw;
+  }
+  bytes_.Append(received);
+}
+
+PendingDump::~PendingDump() {
+  Uncount();
+}
+
+PendingDump::PendingDump(const PendingDump& other) : PendingDump(other.total_, other.bytes(), other.bytes().size()) {}
+
+PendingDump::PendingDump(PendingDump&& other) noexcept
+    : total_(std::exchange(other.total_, 0)), bytes_(std::move(other.bytes_)) {}
+
+PendingDump& PendingDump::operator=(PendingDump&& other) noexcept {
+  if (this != &other) {
+    Uncount();
+    total_ = std::exchange(other.total_, 0);
+    bytes_ = std::move(other.bytes_);
+  }
+  return *this;
+}
+
+void PendingDump::Grow(std::uint64_t capacity) {
+  const std::size_t before = bytes_.capacity();
+  if (capacity <= before) return;
+  if (!bytes_.Reserve(static_cast<std::size_t>(capacity))) throw std::bad_alloc();
+  g_pending_held.fetch_add(bytes_.capacity() - before, std::memory_order_relaxed);
+}
+
+// A moved-from dump (total 0, no buffer) counts for nothing.
+void PendingDump::Uncount() noexcept {
+  if (total_ == 0) return;
+  g_pending_count.fetch_sub(1, std::memory_order_relaxed);
+  g_pending_announced.fetch_sub(total_, std::memory_order_relaxed);
+  g_pending_held.fetch_sub(bytes_.capacity(), std::memory_order_relaxed);
+  total_ = 0;
+}
+
 Result<bool> PendingDump::Append(std::uint64_t offset, std::span<const std::byte> data) {
   if (offset != bytes_.size()) {
     return DumpError(reply::kChunkOutOfOrder,
@@ -184,10 +249,9 @@ Result<bool> PendingDump::Append(std::uint64_t offset, std::span<const std::byte
   }
   const std::uint64_t needed = bytes_.size() + data.size();
   if (needed > bytes_.capacity()) {
-    bytes_.reserve(static_cast<std::size_t>(
-        std::min<std::uint64_t>(total_, std::max<std::uint64_t>(needed, 2 * bytes_.capacity()))));
+    Grow(std::min<std::uint64_t>(total_, std::max<std::uint64_t>(needed, 2 * std::uint64_t{bytes_.capacity()})));
   }
-  bytes_.insert(bytes_.end(), data.begin(), data.end());
+  bytes_.Append(data);
   return bytes_.size() == total_;
 }
 

@@ -110,17 +110,21 @@ class ByteBuffer {
 
 // The bytes of a dump being received: LOADCHUNK's chunks after the header, or the
 // state a loading key was saved in (RDB, RESTORE, COPY). Holds at most the total that
-// the validated header announced.
+// the validated header announced, in Redis' memory (ByteBuffer), and counts itself in
+// PendingLoadStats() (pending_loads.h). A failed allocation throws std::bad_alloc
+// (the command then answers with Redis' OOM refusal); nothing changes then.
 class PendingDump {
  public:
   PendingDump() = default;
   // Starts from `received`, the first bytes of a dump of `total` bytes (the header
   // that ValidateDumpHeader accepted, or more when restoring a saved state).
   // `expected`: the bytes that will arrive in all (reserved at once; at most `total`).
-  PendingDump(std::uint64_t total, std::span<const std::byte> received, std::uint64_t expected = 0) : total_(total) {
-    bytes_.reserve(static_cast<std::size_t>(std::max<std::uint64_t>(received.size(), std::min(expected, total))));
-    bytes_.assign(received.begin(), received.end());
-  }
+  PendingDump(std::uint64_t total, std::span<const std::byte> received, std::uint64_t expected = 0);
+  ~PendingDump();
+  PendingDump(const PendingDump& other);
+  PendingDump& operator=(const PendingDump& other) = delete;
+  PendingDump(PendingDump&& other) noexcept;
+  PendingDump& operator=(PendingDump&& other) noexcept;
 
   // Appends the chunk that starts at byte `offset`. An error if it is not the next
   // chunk (kChunkOutOfOrder) or is empty or runs past the total (kChunkTooLong);
@@ -128,12 +132,16 @@ class PendingDump {
   Result<bool> Append(std::uint64_t offset, std::span<const std::byte> data);
 
   [[nodiscard]] std::uint64_t total() const noexcept { return total_; }
-  [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return bytes_; }
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return bytes_.bytes(); }
   [[nodiscard]] std::uint64_t reserved_bytes() const noexcept { return bytes_.capacity(); }
 
  private:
+  // Reserves `capacity` bytes and counts them (throws std::bad_alloc).
+  void Grow(std::uint64_t capacity);
+  void Uncount() noexcept;
+
   std::uint64_t total_ = 0;
-  std::vector<std::byte> bytes_;
+  ByteBuffer bytes_;
 };
 
 // The total length (header + payload + checksum) a dump header announces; 0 if

@@ -44,6 +44,7 @@
 #include "bloomkit/scalable_bloom_filter.h"
 #include "command.h"
 #include "dump.h"
+#include "pending_loads.h"
 #include "stats.h"
 
 namespace bloomkit::redis {
@@ -263,6 +264,21 @@ Status ScanDump(Command& cmd) {
   return {};
 }
 
+// A LOADCHUNK header announcing `total` bytes: refused when the loads in progress on
+// all keys would then announce more than MAX_PENDING_LOAD_BYTES (a client could
+// otherwise open any number of loads, each within MAX_FILTER_BYTES).
+inline Status CheckPendingLoads(std::uint64_t total) {
+  if (!CommandFromClient()) return {};
+  const PendingLoads now = PendingLoadStats();
+  const std::uint64_t limit = Config().max_pending_load_bytes;
+  if (total <= limit && now.bytes_announced <= limit - total) return {};
+  return ReplyError(reply::kTooManyPendingLoads, "this dump announces " + std::to_string(total) + " bytes, " +
+                                                     std::to_string(now.count) + " loads in progress announce " +
+                                                     std::to_string(now.bytes_announced) +
+                                                     ", MAX_PENDING_LOAD_BYTES is " + std::to_string(limit) +
+                                                     " (complete or delete a loading key, or raise the limit)");
+}
+
 // Builds the filter from complete dump bytes; the error is the reply.
 template <typename Family>
 Result<typename Family::Filter> BuildFromDump(std::span<const std::byte> bytes) {
@@ -312,6 +328,7 @@ Status LoadChunk(Command& cmd) {
     auto total = ValidateDumpHeader(data, Filter::kKind, Config().max_filter_bytes);
     if (!total.ok()) return std::move(total).error();
     if (auto room = CheckMemoryFor(total.value()); !room.ok()) return room;
+    if (auto bound = CheckPendingLoads(total.value()); !bound.ok()) return bound;
     auto* value = NewValue<Filter>(PendingDump(total.value(), data));
     if (rm.ModuleTypeSetValue(key.get(), Family::type, value) != kOk) {
       DeleteValue(value);
