@@ -3,7 +3,10 @@
 #include "dump.h"
 
 #include <algorithm>
+#include <cstring>
+#include <new>
 #include <string>
+#include <utility>
 
 #include "bloomkit/format.h"
 #include "internal/codec.h"
@@ -11,6 +14,8 @@
 
 namespace bloomkit::redis {
 namespace {
+
+constexpr std::size_t kBufferAlignment = 16;
 
 Error DumpError(std::string_view base, const std::string& detail) {
   return Error(ErrorCode::kInvalidArgument, std::string(base) + ": " + detail);
@@ -73,6 +78,99 @@ Result<std::uint64_t> ValidateDumpHeader(std::span<const std::byte> header, Filt
                                            std::to_string(max_filter_bytes));
   }
   return kHeaderBytes + h.stored_payload_bytes + kChecksumBytes;
+}
+
+ByteBuffer::ByteBuffer(const ByteBuffer& other) {
+  if (!Allocate(other.size_)) throw std::bad_alloc();
+  if (size_ != 0) std::memcpy(data_, other.data_, size_);
+}
+
+ByteBuffer& ByteBuffer::operator=(const ByteBuffer& other) {
+  if (this != &other) {
+    ByteBuffer copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+ByteBuffer::ByteBuffer(ByteBuffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      capacity_(std::exchange(other.capacity_, 0)),
+      allocator_(std::exchange(other.allocator_, nullptr)) {}
+
+ByteBuffer& ByteBuffer::operator=(ByteBuffer&& other) noexcept {
+  if (this != &other) {
+    Release();
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    capacity_ = std::exchange(other.capacity_, 0);
+    allocator_ = std::exchange(other.allocator_, nullptr);
+  }
+  return *this;
+}
+
+bool ByteBuffer::Reserve(std::size_t capacity) noexcept {
+  if (capacity <= capacity_) return true;
+  const Allocator& allocator = GetAllocator();
+  auto* fresh = static_cast<std::byte*>(allocator.allocate(capacity, kBufferAlignment));
+  if (fresh == nullptr) return false;
+  if (size_ != 0) std::memcpy(fresh, data_, size_);
+  const std::size_t size = size_;
+  Release();
+  data_ = fresh;
+  size_ = size;
+  capacity_ = capacity;
+  allocator_ = &allocator;
+  return true;
+}
+
+void ByteBuffer::Append(std::span<const std::byte> bytes) noexcept {
+  if (bytes.empty()) return;
+  std::memcpy(data_ + size_, bytes.data(), bytes.size());
+  size_ += bytes.size();
+}
+
+void ByteBuffer::Release() noexcept {
+  if (data_ != nullptr) allocator_->deallocate(data_, capacity_, kBufferAlignment);
+  data_ = nullptr;
+  size_ = 0;
+  capacity_ = 0;
+  allocator_ = nullptr;
+}
+
+std::uint64_t DumpLengthFromHeader(std::span<const std::byte> header) noexcept {
+  if (header.size() != kDumpHeaderBytes) return 0;
+  auto decoded = internal::DecodeHeader(header);
+  if (!decoded.ok()) return 0;
+  return kHeaderBytes + decoded->stored_payload_bytes + kChecksumBytes;
+}
+
+Status StreamedLoad::Start(std::uint64_t state, std::uint64_t received, std::span<const std::byte> header,
+                           FilterKind kind, std::uint64_t max_filter_bytes) {
+  if (state > 1) return DumpError(reply::kChunkInvalid, "unknown value state " + std::to_string(state));
+  auto total = ValidateDumpHeader(header, kind, max_filter_bytes);
+  if (!total.ok()) return std::move(total).error();
+  const std::uint64_t expected = state == 0 ? total.value() : received;
+  if (state == 1 && (received < kDumpHeaderBytes || received >= total.value())) {
+    return DumpError(reply::kChunkInvalid, "a partial dump of " + std::to_string(received) + " bytes, of " +
+                                               std::to_string(total.value()) + " announced");
+  }
+  dump_ = PendingDump(total.value(), header, expected);
+  expected_ = expected;
+  return {};
+}
+
+Status StreamedLoad::Add(std::span<const std::byte> piece) {
+  const std::uint64_t at = dump_.bytes().size();
+  if (expected_ == 0) return DumpError(reply::kChunkInvalid, "a piece before the header");
+  if (piece.empty() || piece.size() > expected_ - at) {
+    return DumpError(reply::kChunkTooLong, "a piece of " + std::to_string(piece.size()) + " bytes at offset " +
+                                               std::to_string(at) + " of " + std::to_string(expected_));
+  }
+  auto appended = dump_.Append(at, piece);
+  if (!appended.ok()) return std::move(appended).error();
+  return {};
 }
 
 Result<bool> PendingDump::Append(std::uint64_t offset, std::span<const std::byte> data) {
