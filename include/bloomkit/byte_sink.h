@@ -22,9 +22,21 @@ class ByteSink {
         }) {}
   bool operator()(std::span<const std::byte> piece) const noexcept { return call_(object_, piece); }
 
+  // The same sink, for a reader that stops before the trailing checksum (a SCANDUMP
+  // chunk inside the file): the serializer then skips hashing the bytes it streams and
+  // never sends the checksum (the serialization ends early, SerializeTo returns false).
+  // Streaming up to offset x then costs x bytes of reading, not x bytes of hashing too.
+  [[nodiscard]] ByteSink WithoutChecksum() const noexcept {
+    ByteSink copy = *this;
+    copy.checksum_ = false;
+    return copy;
+  }
+  [[nodiscard]] bool wants_checksum() const noexcept { return checksum_; }
+
  private:
   void* object_;
   bool (*call_)(void*, std::span<const std::byte>) noexcept;
+  bool checksum_ = true;
 };
 
 }  // namespace bloomkit

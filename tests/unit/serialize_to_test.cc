@@ -12,6 +12,7 @@
 
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/counting_bloom_filter.h"
+#include "bloomkit/format.h"
 #include "bloomkit/cuckoo_filter.h"
 #include "bloomkit/scalable_bloom_filter.h"
 
@@ -56,6 +57,20 @@ void ExpectStopsEarly(const Filter& filter, const Collected& whole) {
   }
 }
 
+// A sink that declines the checksum gets every byte before it, the same as a full
+// stream's, and no checksum; SerializeTo reports that it ended early.
+template <typename Filter>
+void ExpectWithoutChecksumStopsBeforeIt(const Filter& filter, const Collected& whole) {
+  std::vector<std::byte> got;
+  auto sink = [&](std::span<const std::byte> piece) noexcept {
+    got.insert(got.end(), piece.begin(), piece.end());
+    return true;
+  };
+  EXPECT_FALSE(filter.SerializeTo(ByteSink(sink).WithoutChecksum()));
+  ASSERT_EQ(got.size() + kChecksumBytes, whole.bytes.size());
+  EXPECT_TRUE(std::equal(got.begin(), got.end(), whole.bytes.begin()));
+}
+
 template <typename Filter>
 void ExpectSameAsSerialize(const Filter& filter) {
   const std::vector<std::byte> expected = filter.Serialize();
@@ -64,6 +79,7 @@ void ExpectSameAsSerialize(const Filter& filter) {
   EXPECT_TRUE(streamed.bytes == expected);
   EXPECT_GE(streamed.pieces, 3U);  // header, arrays, checksum at least
   ExpectStopsEarly(filter, streamed);
+  ExpectWithoutChecksumStopsBeforeIt(filter, streamed);
   auto loaded = Filter::Deserialize(streamed.bytes);
   ASSERT_TRUE(loaded.ok()) << loaded.error().message();
   EXPECT_TRUE(loaded.value() == filter);
