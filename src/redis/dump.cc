@@ -6,7 +6,6 @@
 #include <string>
 
 #include "bloomkit/format.h"
-#include "internal/codec.h"
 #include "replies.h"
 
 namespace bloomkit::redis {
@@ -58,7 +57,7 @@ Result<std::uint64_t> ValidateDumpHeader(std::span<const std::byte> header, Filt
     return DumpError(reply::kChunkBadHeader, "the first chunk must be the " + std::to_string(kDumpHeaderBytes) +
                                                  "-byte header, got " + std::to_string(header.size()) + " bytes");
   }
-  auto decoded = internal::DecodeHeader(header);
+  auto decoded = PeekHeader(header);
   if (!decoded.ok()) return DumpError(reply::kChunkBadHeader, decoded.error().message());
   const FileHeader& h = decoded.value();
   if (auto plain = RequireUncompressed(h); !plain.ok()) return plain.error();

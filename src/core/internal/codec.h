@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -22,7 +23,7 @@ std::vector<std::byte> EncodeFile(FileHeader header, const std::function<void(st
 struct DecodedFile {
   FileHeader header;
   std::span<const std::byte> payload;  // into the input, or into `decompressed`
-  std::vector<std::byte> decompressed;
+  std::unique_ptr<std::byte[]> decompressed;
 };
 
 // Validates the container and returns the (decompressed) payload. `expected_kind` is

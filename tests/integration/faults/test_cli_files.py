@@ -7,6 +7,7 @@ directory. The two-writer test runs enough rounds (50 per kind) that a lost upda
 which the unlocked read-modify-write showed in about half of the rounds, is caught
 every time."""
 
+import ctypes
 import os
 import shutil
 import stat
@@ -25,6 +26,30 @@ WRITER_ROUNDS = 50
 def run(args, stdin=None, timeout=60):
     return subprocess.run([CLI] + [str(a) for a in args], input=stdin, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, timeout=timeout)
+
+
+_xxh = ctypes.CDLL("libxxhash.so.0")
+_xxh.XXH3_64bits.restype = ctypes.c_uint64
+_xxh.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+
+
+def reseal(body):
+    """A filter file from its header and stored payload: the XXH3-64 checksum appended."""
+    return body + struct.pack("<Q", _xxh.XXH3_64bits(body, len(body)))
+
+
+def run_rss(args, stdin=None):
+    """Runs bloomkit; returns (exit status, stderr, peak resident KiB of that process)."""
+    proc = subprocess.Popen([CLI] + [str(a) for a in args], stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if stdin is not None:
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc.stderr.close()
+    return proc.returncode, err, usage.ru_maxrss
 
 
 def read_bytes(path):
@@ -207,6 +232,61 @@ class SaveTargetTest(FilesTestCase):
         self.assertEqual(os.stat(path).st_ino, os.stat(other).st_ino)
         os.unlink(other)
         self.assertEqual(self.add(path, b"k").returncode, 0)
+
+
+
+class HeaderFirstTest(FilesTestCase):
+    """Files that lie about their size: refused after reading their header, with no
+    allocation of what they claim."""
+
+    RSS_BOUND_KIB = 64 * 1024  # the process itself needs ~5 MiB; a claim here is 1 GiB
+
+    def test_large_non_filter_is_refused_after_its_header(self):
+        path = self.path("big.log")
+        with open(path, "wb") as f:
+            f.write(b"2026-12-01 12:00:00 a log line\n" * 1024)
+            f.truncate(512 * 1024 * 1024)  # sparse: no disk, but read() returns zeros
+        code, err, rss = run_rss(["info", path])
+        self.assertEqual(code, EXIT_DATA, err)
+        self.assertIn(b"bad magic", err)
+        self.assertLess(rss, self.RSS_BOUND_KIB, "the whole file was read before its magic was checked")
+
+    def bomb(self, num_bits, claim):
+        """A classic file whose 17-byte zstd frame claims `claim` bytes and holds 128 KiB."""
+        frame = b"\x28\xb5\x2f\xfd" + b"\xe0" + struct.pack("<Q", claim)  # single segment, 8-byte size
+        block = (131072 << 3) | (1 << 1) | 1  # last block, RLE, 128 KiB
+        frame += struct.pack("<I", block)[:3] + b"\x00"
+        header = bytearray(128)
+        header[0:8] = b"\x89BLK\r\n\x1a\n"
+        struct.pack_into("<IIHHIQQQQQd", header, 8, 1, 128, 1, 1, 1, 0x626C6F6F6D6B6974, 1000, 0, len(frame), claim,
+                         0.01)
+        struct.pack_into("<QQ", header, 72, num_bits, 7)
+        return reseal(bytes(header) + frame)
+
+    def test_decompression_bomb_allocates_nothing_it_claims(self):
+        claim = 1 << 30
+        cases = [("consistent.bf", claim * 8, []), ("consistent-limited.bf", claim * 8, ["--max-memory", "64MiB"]),
+                 ("inconsistent.bf", 1024, [])]
+        for name, num_bits, extra in cases:
+            path = self.path(name)
+            with open(path, "wb") as f:
+                f.write(self.bomb(num_bits, claim))
+            for command in (["info", path], ["query", path, "--no-progress"]):
+                code, err, rss = run_rss(command + extra, stdin=b"k\n")
+                self.assertEqual(code, EXIT_DATA if not extra else code, err)
+                self.assertNotEqual(code, 0, err)
+                self.assertLess(rss, self.RSS_BOUND_KIB, "%s %s: %d KiB resident for a %d-byte file" %
+                                (command[0], name, rss, os.path.getsize(path)))
+
+    def test_count_at_the_top_of_its_range_is_refused(self):
+        path = self.create("count.bf")
+        body = bytearray(read_bytes(path)[:-8])
+        struct.pack_into("<Q", body, 40, (1 << 64) - 1)
+        with open(path, "wb") as f:
+            f.write(reseal(bytes(body)))
+        r = run(["add", path, "--no-progress"], stdin=b"k\n")
+        self.assertEqual(r.returncode, EXIT_DATA, r.stderr)
+        self.assertIn(b"count 18446744073709551615", r.stderr)
 
 
 if __name__ == "__main__":
