@@ -230,16 +230,19 @@ Result<DecodedFile> DecodeFile(std::span<const std::byte> bytes, FilterKind expe
     return MakeError(ErrorCode::kDecompressFailed, "compressed payload does not declare its size of ", h.payload_bytes,
                      " bytes");
   }
-  // Not zero-filled: a frame that claims more than it holds costs only the pages it
-  // writes before decompression stops with an error.
-  file.decompressed = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(h.payload_bytes));
-  const std::size_t got =
-      ZSTD_decompress(file.decompressed.get(), static_cast<std::size_t>(h.payload_bytes), stored.data(), stored.size());
+  // Large arrays are fresh anonymous pages (allocator.h): a frame that claims more than
+  // it holds costs only the pages it writes before decompression stops with an error.
+  file.decompressed = WordArray::Allocate((h.payload_bytes + 7) / 8);
+  if (!file.decompressed.ok()) {
+    return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", h.payload_bytes, " bytes");
+  }
+  auto* out = reinterpret_cast<std::byte*>(file.decompressed.data());
+  const std::size_t got = ZSTD_decompress(out, static_cast<std::size_t>(h.payload_bytes), stored.data(), stored.size());
   if (ZSTD_isError(got) != 0 || got != h.payload_bytes) {
     return MakeError(ErrorCode::kDecompressFailed, "compressed payload is corrupt: ",
                      ZSTD_isError(got) != 0 ? ZSTD_getErrorName(got) : "short output");
   }
-  file.payload = std::span<const std::byte>(file.decompressed.get(), static_cast<std::size_t>(h.payload_bytes));
+  file.payload = std::span<const std::byte>(out, static_cast<std::size_t>(h.payload_bytes));
   return file;
 }
 

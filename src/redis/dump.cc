@@ -46,7 +46,7 @@ Status RequireUncompressed(const FileHeader& header) {
 }
 
 Status RequireUncompressedDump(std::span<const std::byte> bytes) {
-  auto header = internal::DecodeHeader(bytes);
+  auto header = PeekHeader(bytes);
   if (!header.ok()) return {};
   return RequireUncompressed(header.value());
 }

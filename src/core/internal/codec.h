@@ -7,11 +7,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <span>
 #include <vector>
 
 #include "bloomkit/format.h"
+#include "bloomkit/word_array.h"
 
 namespace bloomkit::internal {
 
@@ -23,7 +23,7 @@ std::vector<std::byte> EncodeFile(FileHeader header, const std::function<void(st
 struct DecodedFile {
   FileHeader header;
   std::span<const std::byte> payload;  // into the input, or into `decompressed`
-  std::unique_ptr<std::byte[]> decompressed;
+  WordArray decompressed;              // lazily zeroed pages: a frame that lies costs what it writes
 };
 
 // Validates the container and returns the (decompressed) payload. `expected_kind` is
