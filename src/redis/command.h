@@ -17,6 +17,7 @@
 #include "bloomkit/result.h"
 #include "redismodule_api.h"
 #include "replies.h"
+#include "stats.h"
 
 namespace bloomkit::redis {
 
@@ -30,8 +31,10 @@ inline Error ReplyError(std::string_view text) {
 inline Error ReplyError(std::string_view text, std::string_view detail) {
   return Error(ErrorCode::kInvalidArgument, std::string(text) + ": " + std::string(detail));
 }
-// The reply text for an error of the core library (creating, growing, loading a filter).
-Error CoreError(const Error& error);
+// The reply text for an error of the core library (creating, growing, loading a filter):
+// kTooLarge is "ERR filter too large: ...", kFull "ERR non scaling filter is full", and
+// kInvalidArgument (parameters no filter can have) `cannot_create` and the reason.
+Error CoreError(const Error& error, std::string_view cannot_create = reply::kBfCannotCreate);
 
 // maxmemory (module.cc): Dispatch brackets every command with Begin/EndCommand. While a
 // client's command runs on a server with maxmemory, filter allocations of 64 KiB or
@@ -116,11 +119,14 @@ class Command {
   void ErrorReply(std::string_view text) noexcept;
   void WrongArity() noexcept {
     Mark();
+    errored_ = true;
     rm.WrongArity(ctx_);
   }
   void Replicate() noexcept { rm.ReplicateVerbatim(ctx_); }
 
   [[nodiscard]] bool replied() const noexcept { return replied_; }
+  // Whether any error was sent: the whole reply, or an element of an array.
+  [[nodiscard]] bool errored() const noexcept { return errored_; }
 
  private:
   void Mark() noexcept { replied_ = true; }
@@ -129,6 +135,7 @@ class Command {
   RedisModuleString** argv_;
   std::size_t argc_;
   bool replied_ = false;
+  bool errored_ = false;
 };
 
 using Handler = Status (*)(Command&);
@@ -147,7 +154,10 @@ int Dispatch(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) noexcept {
   try {
     Status status = kHandler(cmd);
     EndCommand();
-    if (status.ok()) return kOk;
+    if (status.ok()) {
+      stats::CommandServed(argv[0], cmd.errored());
+      return kOk;
+    }
     failure = status.error().message();
   } catch (const std::bad_alloc&) {
     EndCommand();
@@ -168,6 +178,7 @@ int Dispatch(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) noexcept {
   } else {
     LogLateFailure(ctx, failure);
   }
+  stats::CommandServed(argv[0], true);
   return kOk;
 }
 
