@@ -27,6 +27,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <span>
 #include <string>
@@ -54,7 +55,7 @@ namespace {
 
 // Batches go through the core in chunks of this many keys: the copied keys of one chunk
 // stay in cache and a generator of billions of keys needs bounded memory.
-constexpr std::size_t kChunkKeys = std::size_t{1} << 16;
+constexpr std::size_t kChunkKeys = KeyArena::kKeys;
 // add_file: read size and the longest key accepted (as the CLI's KeyReader).
 constexpr std::size_t kFileBufferBytes = std::size_t{1} << 20;
 constexpr std::size_t kMaxFileKeyBytes = std::size_t{64} << 20;
@@ -449,8 +450,12 @@ Result<std::uint64_t> ReadKeyFile(const std::string& path, char separator, bool 
 }
 
 // ---------------------------------------------------------------------------------------
-// Batches from Python iterables: keys are copied into an arena chunk by chunk (GIL held),
-// then each chunk runs in the core with the GIL released.
+// Batches from Python iterables: keys are gathered chunk by chunk (GIL held), then each
+// chunk runs in the core with the GIL released.
+
+// How far ahead a list's str objects are prefetched: each key's first touch is a read
+// of its object, scattered over the heap.
+constexpr Py_ssize_t kKeyPrefetchDistance = 16;
 
 // Calls chunk(views) for each chunk of keys of `iterable`; returns the number of keys.
 template <typename Chunk>
@@ -460,31 +465,38 @@ std::uint64_t ForEachChunk(const py::handle& iterable, Chunk&& chunk) {
         "expected an iterable of keys, got a single str/bytes key (iterating it would add its characters): "
         "use add(key), or wrap it in a list");
   }
-  KeyArena arena;
+  KeyArena keys;
   std::uint64_t total = 0;
   auto flush = [&] {
-    if (arena.size() == 0) return;
-    const std::vector<std::string_view>& views = arena.Views();
-    chunk(std::span<const std::string_view>(views));
+    if (keys.size() == 0) return;
+    const std::span<const std::string_view> views = keys.Views();
+    chunk(views);
     total += views.size();
-    arena.Clear();
+    keys.Clear();
+  };
+  auto append = [&](PyObject* item) {
+    bool flush_first = false;
+    if (!keys.Append(item, &flush_first)) throw py::error_already_set();
+    if (flush_first) {
+      flush();
+      if (!keys.Append(item, &flush_first)) throw py::error_already_set();
+    }
+    if (keys.full()) flush();
   };
   PyObject* seq = iterable.ptr();
   if (PyList_CheckExact(seq) || PyTuple_CheckExact(seq)) {
     const bool list = PyList_CheckExact(seq);
     for (Py_ssize_t i = 0;; ++i) {
+      // Re-read every time: the previous chunk ran without the GIL, so the list may have shrunk.
       const Py_ssize_t size = list ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq);
       if (i >= size) break;
-      PyObject* item = list ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i);
-      if (!arena.Append(item)) throw py::error_already_set();
-      if (arena.size() == kChunkKeys) flush();
+      PyObject* const* items = list ? PySequence_Fast_ITEMS(seq) : &PyTuple_GET_ITEM(seq, 0);
+      if (i + kKeyPrefetchDistance < size) __builtin_prefetch(items[i + kKeyPrefetchDistance]);
+      append(items[i]);
     }
   } else {
     py::iterator it = py::iter(iterable);
-    for (py::handle item : it) {
-      if (!arena.Append(item.ptr())) throw py::error_already_set();
-      if (arena.size() == kChunkKeys) flush();
-    }
+    for (py::handle item : it) append(item.ptr());
   }
   flush();
   return total;
@@ -982,6 +994,175 @@ py::dict HeaderDict(const FileHeader& h) {
   return d;
 }
 
+// A memory-mapped, read-only filter file (MappedFilter) and the Python object around it.
+// close() unmaps at once; a batch running without the GIL holds the mutex shared, so
+// close() (exclusive) waits for it.
+struct MappedBox {
+  std::optional<MappedFilter> view;
+  mutable std::shared_mutex mutex;
+
+  const MappedFilter& Get() const {
+    if (!view) throw py::value_error("the mapped filter is closed");
+    return *view;
+  }
+};
+
+template <typename Fn>
+decltype(auto) MappedUnlocked(const MappedBox& box, Fn&& fn) {
+  py::gil_scoped_release nogil;
+  std::shared_lock lock(box.mutex);
+  if (!box.view) throw py::value_error("the mapped filter is closed");  // needs no GIL until caught
+  return fn(*box.view);
+}
+
+void BindMapped(py::module_& m) {
+  py::class_<MappedBox> cls(m, "MappedFilter",
+                            "A classic or blocked filter file opened read-only and memory-mapped, not loaded: queries\n"
+                            "read only the pages of their probes from the page cache, shared by every process that\n"
+                            "maps the file. Made by bloomkit.open_mapped(path). A save of the file (rename) leaves\n"
+                            "the view on the version it opened; a file truncated under it makes every answer True\n"
+                            "(never a false negative) and `truncated` True.");
+  cls.def(
+      "__contains__",
+      [](const MappedBox& self, const py::handle& key) {
+        std::string_view bytes;
+        if (!KeyBytes(key.ptr(), &bytes)) throw py::error_already_set();
+        return self.Get().MayContain(bytes);
+      },
+      py::arg("key"), "False: certainly never added. True: may have been added.");
+  cls.def(
+      "contains_many",
+      [](const MappedBox& self, const py::object& keys) {
+        py::list out;
+        std::unique_ptr<bool[]> found(new bool[kChunkKeys]);
+        ForEachChunk(keys, [&](std::span<const std::string_view> chunk) {
+          MappedUnlocked(self, [&](const MappedFilter& view) {
+            return view.MayContainBatch(chunk, std::span<bool>(found.get(), chunk.size()));
+          });
+          for (std::size_t i = 0; i < chunk.size(); ++i) {
+            if (PyList_Append(out.ptr(), found[i] ? Py_True : Py_False) != 0) throw py::error_already_set();
+          }
+        });
+        return out;
+      },
+      py::arg("keys"), "[key in self for key in keys], with the GIL released in prefetching batches.");
+  cls.def(
+      "contains_into",
+      [](const MappedBox& self, const py::object& keys, const py::buffer& out) {
+        py::buffer_info info = out.request(true);
+        if (info.itemsize != 1 || info.ndim != 1 || info.strides[0] != 1) {
+          throw py::type_error("out must be a writable, contiguous buffer of bytes (e.g. a bytearray)");
+        }
+        auto* dest = static_cast<bool*>(info.ptr);
+        const auto capacity = static_cast<std::uint64_t>(info.size);
+        std::uint64_t offset = 0;
+        std::uint64_t present = 0;
+        ForEachChunk(keys, [&](std::span<const std::string_view> chunk) {
+          if (offset + chunk.size() > capacity) {
+            throw py::value_error("out holds " + std::to_string(capacity) + " bytes, fewer than the keys");
+          }
+          present += MappedUnlocked(self, [&](const MappedFilter& view) {
+            return view.MayContainBatch(chunk, std::span<bool>(dest + offset, chunk.size()));
+          });
+          offset += chunk.size();
+        });
+        return present;
+      },
+      py::arg("keys"), py::arg("out"),
+      "Writes 1 (may be present) or 0 (certainly absent) for each key into out and returns how\n"
+      "many may be present (as the filters' contains_into).");
+  cls.def_property_readonly(
+      "kind", [](const MappedBox& self) { return std::string(FilterKindName(self.Get().kind())); },
+      "classic or blocked.");
+  cls.def_property_readonly(
+      "header", [](const MappedBox& self) { return HeaderDict(self.Get().header()); },
+      "The file's header, as bloomkit.inspect() returns it.");
+  cls.def(
+      "__len__", [](const MappedBox& self) { return self.Get().header().count; },
+      "The count of keys stored in the file's header.");
+  cls.def_property_readonly(
+      "count", [](const MappedBox& self) { return self.Get().header().count; },
+      "The count of keys stored in the file's header (what len() returns).");
+  cls.def_property_readonly(
+      "capacity", [](const MappedBox& self) { return self.Get().header().capacity; }, "Keys the filter was sized for.");
+  cls.def_property_readonly(
+      "fp_rate", [](const MappedBox& self) { return self.Get().header().fp_rate; },
+      "The target false-positive rate the filter was created with.");
+  cls.def_property_readonly(
+      "file_bytes", [](const MappedBox& self) { return self.Get().file_bytes(); }, "Bytes of the file mapped.");
+  cls.def_property_readonly(
+      "truncated", [](const MappedBox& self) { return self.Get().truncated(); },
+      "True once the file shrank under the view: every answer is then True.");
+  cls.def_property_readonly(
+      "closed", [](const MappedBox& self) { return !self.view.has_value(); }, "True after close().");
+  cls.def(
+      "to_filter",
+      [](const MappedBox& self) -> py::object {
+        const MappedFilter& view = self.Get();
+        if (const auto* classic = view.get_if<BloomFilter>()) return py::cast(MakeBox(BloomFilter(*classic)));
+        if (const auto* blocked = view.get_if<BlockedBloomFilter>()) {
+          return py::cast(MakeBox(BlockedBloomFilter(*blocked)));
+        }
+        throw py::value_error("the mapped filter has no owned form");
+      },
+      "An ordinary, writable filter (BloomFilter or BlockedBloomFilter) copied from the view.");
+  cls.def(
+      "close",
+      [](MappedBox& self) {
+        py::gil_scoped_release nogil;
+        std::unique_lock lock(self.mutex);
+        self.view.reset();
+      },
+      "Unmaps the file now (also done by the with block and when the object is freed).");
+  cls.def(
+      "__enter__", [](MappedBox& self) -> MappedBox& { return self; }, py::return_value_policy::reference);
+  cls.def("__exit__", [](MappedBox& self, const py::args&) {
+    py::gil_scoped_release nogil;
+    std::unique_lock lock(self.mutex);
+    self.view.reset();
+    return false;
+  });
+  cls.def("__repr__", [](const MappedBox& self) {
+    if (!self.view) return std::string("<bloomkit.MappedFilter closed>");
+    return "<bloomkit.MappedFilter kind=" + std::string(FilterKindName(self.view->kind())) +
+           " count=" + std::to_string(self.view->header().count) +
+           " file_bytes=" + std::to_string(self.view->file_bytes()) + ">";
+  });
+
+  m.def(
+      "open_mapped",
+      [](const py::object& path, bool verify) {
+        const std::string file = PathString(path);
+        Result<MappedFilter> view = [&] {
+          py::gil_scoped_release nogil;
+          return MappedFilter::Open(file, MapOptions{.verify_checksum = verify});
+        }();
+        if (!view.ok()) Throw(Error(view.error().code(), file + ": " + view.error().message()));
+        auto box = std::make_unique<MappedBox>();
+        box->view.emplace(std::move(view).value());
+        return box;
+      },
+      py::arg("path"), py::kw_only(), py::arg("verify") = false,
+      "Opens a classic or blocked filter file (uncompressed) as a read-only MappedFilter without\n"
+      "loading it. The header, parameters and file size are checked; verify=True also reads the\n"
+      "file once and checks its checksum (as bloomkit.verify). Other kinds and compressed files\n"
+      "raise UnsupportedError: bloomkit.load() reads those.");
+  m.def(
+      "verify",
+      [](const py::object& path) {
+        const std::string file = PathString(path);
+        Result<FileHeader> header = [&] {
+          py::gil_scoped_release nogil;
+          return VerifyFile(file);
+        }();
+        if (!header.ok()) Throw(Error(header.error().code(), file + ": " + header.error().message()));
+        return HeaderDict(header.value());
+      },
+      py::arg("path"),
+      "Reads a filter file once with a bounded buffer and checks its header, size and checksum\n"
+      "(as `bloomkit verify`), without loading it; returns the header as a dict.");
+}
+
 }  // namespace
 }  // namespace bloomkit::python
 
@@ -1130,6 +1311,7 @@ PYBIND11_MODULE(_bloomkit, m) {
         self = FileLock();
         return false;
       });
+  BindMapped(m);
   m.def(
       "error_code_name", [](int code) { return std::string(ErrorCodeName(static_cast<ErrorCode>(code))); },
       py::arg("code"));
