@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/byte_sink.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
@@ -49,6 +50,10 @@ class BloomFilter {
   static Result<BloomFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
   // File format v1 (docs/FORMAT.md).
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+  // The bytes Serialize() returns without compression, handed to `sink` piece by piece
+  // (the arrays as views of the filter's own memory); false if the sink stopped early.
+  // Allocates nothing, so it cannot fail half-way.
+  bool SerializeTo(ByteSink sink) const noexcept;
 
   void Add(std::string_view key) noexcept;
   // Adds the key; true if it was new (at least one of its bits was unset).

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.h"
+#include "bloomkit/byte_sink.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
@@ -73,6 +74,10 @@ class CountingBloomFilter {
   static Result<CountingBloomFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
   // File format v1 (docs/FORMAT.md, "Payload: counting").
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+  // The bytes Serialize() returns without compression, handed to `sink` piece by piece
+  // (the arrays as views of the filter's own memory); false if the sink stopped early.
+  // Allocates nothing, so it cannot fail half-way.
+  bool SerializeTo(ByteSink sink) const noexcept;
 
   void Add(std::string_view key) noexcept;
   // Adds the key unless it may already be present: true if added.

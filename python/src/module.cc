@@ -140,8 +140,13 @@ decltype(auto) Unlocked(const Box<F>& box, bool write, Fn&& fn) {
   auto& released = const_cast<std::atomic<int>&>(box.released);
   released.fetch_add(1, std::memory_order_relaxed);
   struct Done {
-    std::atomic<int>& count;
+    explicit Done(std::atomic<int>& c) : count(c) {}
+    Done(const Done&) = delete;
+    Done& operator=(const Done&) = delete;
+    Done(Done&&) = delete;
+    Done& operator=(Done&&) = delete;
     ~Done() { count.fetch_sub(1, std::memory_order_relaxed); }
+    std::atomic<int>& count;
   } done{released};
   py::gil_scoped_release nogil;
   if (write) {
@@ -595,7 +600,7 @@ void InstallFastPaths(py::class_<Box<F>>& cls) {
 constexpr std::uint64_t kDefaultMaxMemory = kDefaultMaxMemoryBytes;
 
 template <typename F>
-std::unique_ptr<Box<F>> MakeBox(F&& filter) {
+std::unique_ptr<Box<F>> MakeBox(F filter) {
   return std::make_unique<Box<F>>(std::move(filter));
 }
 
