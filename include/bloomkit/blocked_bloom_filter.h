@@ -22,12 +22,14 @@
 // the classic one for the same rate. Sizing uses the exact Poisson mixture (sizing.h).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
@@ -41,8 +43,12 @@ struct BlockedWords;
 enum class WordOp : int;
 }  // namespace internal
 
+class ConcurrentBlockedBloomFilter;
+
+// The verbs are filter.h's; only the blocked-specific ones are described here.
 class BlockedBloomFilter {
  public:
+  using Options = BloomOptions;
   static constexpr FilterKind kKind = FilterKind::kBlocked;
   static constexpr std::uint64_t kBlockBits = 512;
   static constexpr std::uint64_t kWordsPerBlock = 8;
@@ -53,17 +59,21 @@ class BlockedBloomFilter {
   static Result<BlockedBloomFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
 
-  void Add(std::string_view key) noexcept;
-  [[nodiscard]] bool AddIfAbsent(std::string_view key) noexcept;
+  // Never fails (always ok).
+  Status Add(std::string_view key) noexcept;
+  Result<bool> AddIfAbsent(std::string_view key) noexcept;
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
 
-  void AddHash(std::uint64_t hash) noexcept { AddHashPair(ExpandHash(hash)); }
-  [[nodiscard]] bool AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
+  Status AddHash(std::uint64_t hash) noexcept {
+    AddHashPair(ExpandHash(hash));
+    return {};
+  }
+  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept { return MayContainHashPair(ExpandHash(hash)); }
 
-  void AddBatch(std::span<const std::string_view> keys) noexcept;
+  Status AddBatch(std::span<const std::string_view> keys) noexcept;
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
-  void AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
+  Status AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
 
   bool AddHashPair(HashPair hash) noexcept;
@@ -80,6 +90,7 @@ class BlockedBloomFilter {
   [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return words_.bytes(); }
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return words_.bytes(); }
   [[nodiscard]] std::uint64_t CountSetBits() const noexcept;
   [[nodiscard]] double FillRatio() const noexcept;
   // Distinct keys estimated from the set bits of each lane (Swamidass & Baldi per lane).
@@ -90,19 +101,22 @@ class BlockedBloomFilter {
   [[nodiscard]] double ExpectedFpRate() const noexcept;
 
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.span(); }
-  [[nodiscard]] std::span<std::uint64_t> mutable_words() noexcept { return words_.span(); }
-  void set_count(std::uint64_t count) noexcept { count_ = count; }
   // True when queries and inserts use the AVX2 path on this machine.
   [[nodiscard]] static bool UsesAvx2() noexcept;
 
   friend bool operator==(const BlockedBloomFilter& a, const BlockedBloomFilter& b) noexcept;
 
  private:
+  // It writes the words of a filter it owns.
+  friend class ConcurrentBlockedBloomFilter;
   BlockedBloomFilter(std::uint64_t num_blocks, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
                      WordArray words) noexcept;
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BlockedBloomFilter& other, std::string_view operation, internal::WordOp op);
   [[nodiscard]] internal::BlockedWords View() const noexcept;
+  // EstimatedCount from the set bits of each lane over all blocks.
+  static std::uint64_t EstimateFromLanes(const std::array<std::uint64_t, kWordsPerBlock>& lane_bits,
+                                         std::uint64_t num_blocks, std::uint32_t num_hashes) noexcept;
   // One key's probe, inlined into every single-key operation.
   [[nodiscard]] bool ContainsAt(HashPair hash) const noexcept;
   bool InsertAt(HashPair hash) noexcept;
@@ -118,5 +132,7 @@ class BlockedBloomFilter {
   double fp_rate_ = 0;
   std::uint32_t num_hashes_ = 0;
 };
+
+static_assert(MergeableFilter<BlockedBloomFilter>);
 
 }  // namespace bloomkit

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
@@ -36,8 +37,13 @@ namespace internal {
 enum class WordOp : int;
 }  // namespace internal
 
+class CountingBloomFilter;
+class ConcurrentBloomFilter;
+
+// The verbs are filter.h's; only the classic-specific ones are described here.
 class BloomFilter {
  public:
+  using Options = BloomOptions;
   static constexpr FilterKind kKind = FilterKind::kClassic;
 
   // A filter sized from capacity and fp_rate, or from explicit num_bits and num_hashes.
@@ -47,22 +53,26 @@ class BloomFilter {
   // File format v1 (docs/FORMAT.md).
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
 
-  void Add(std::string_view key) noexcept;
+  // Never fails (always ok).
+  Status Add(std::string_view key) noexcept;
   // Adds the key; true if it was new (at least one of its bits was unset).
-  [[nodiscard]] bool AddIfAbsent(std::string_view key) noexcept;
+  Result<bool> AddIfAbsent(std::string_view key) noexcept;
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
 
   // Precomputed 64-bit hashes of the caller's own (see ExpandHash in hash.h).
-  void AddHash(std::uint64_t hash) noexcept { AddHashPair(ExpandHash(hash)); }
-  [[nodiscard]] bool AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
+  Status AddHash(std::uint64_t hash) noexcept {
+    AddHashPair(ExpandHash(hash));
+    return {};
+  }
+  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept { return MayContainHashPair(ExpandHash(hash)); }
 
   // Adds many keys, hashing a group ahead and prefetching its cache lines so that the
   // misses of independent keys overlap.
-  void AddBatch(std::span<const std::string_view> keys) noexcept;
+  Status AddBatch(std::span<const std::string_view> keys) noexcept;
   // out[i] = MayContain(keys[i]); returns how many may be present. out.size() >= keys.size().
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
-  void AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
+  Status AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
 
   // The probes of one hash pair: the core of every method above.
@@ -88,6 +98,7 @@ class BloomFilter {
   // Adds that set at least one new bit.
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return words_.bytes(); }
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return words_.bytes(); }
   // Bits set, counted on demand (one popcount per word).
   [[nodiscard]] std::uint64_t CountSetBits() const noexcept;
   // Set bits / num_bits.
@@ -100,15 +111,17 @@ class BloomFilter {
   // The formula's rate once capacity() keys are in: (1 - e^{-k n/m})^k.
   [[nodiscard]] double ExpectedFpRate() const noexcept;
 
-  // The raw words, for adapters and the concurrent filter.
+  // The raw words (layout above).
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.span(); }
-  [[nodiscard]] std::span<std::uint64_t> mutable_words() noexcept { return words_.span(); }
-  void set_count(std::uint64_t count) noexcept { count_ = count; }
 
   // Same parameters, count and bits.
   friend bool operator==(const BloomFilter& a, const BloomFilter& b) noexcept;
 
  private:
+  // They write the words and count of a filter they own.
+  friend class CountingBloomFilter;
+  friend class ConcurrentBloomFilter;
+
   BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
               WordArray words) noexcept;
   // Merge and Intersect: the shape check, the word operation and the new count.
@@ -124,5 +137,7 @@ class BloomFilter {
   std::uint64_t capacity_ = 0;
   double fp_rate_ = 0;
 };
+
+static_assert(MergeableFilter<BloomFilter>);
 
 }  // namespace bloomkit

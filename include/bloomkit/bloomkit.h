@@ -7,6 +7,7 @@
 #include "bloomkit/concurrent_bloom_filter.h"  // IWYU pragma: export
 #include "bloomkit/counting_bloom_filter.h"    // IWYU pragma: export
 #include "bloomkit/cuckoo_filter.h"            // IWYU pragma: export
+#include "bloomkit/filter.h"          // IWYU pragma: export
 #include "bloomkit/format.h"          // IWYU pragma: export
 #include "bloomkit/hash.h"            // IWYU pragma: export
 #include "bloomkit/options.h"         // IWYU pragma: export

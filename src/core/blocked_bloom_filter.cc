@@ -2,6 +2,7 @@
 #include "bloomkit/blocked_bloom_filter.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -86,11 +87,12 @@ inline bool BlockedBloomFilter::InsertAt(HashPair hash) noexcept {
   return fresh;
 }
 
-void BlockedBloomFilter::Add(std::string_view key) noexcept {
-  (void)internal::UseKeyHash(key, [this](HashPair h) { return InsertAt(h); });
+Status BlockedBloomFilter::Add(std::string_view key) noexcept {
+  static_cast<void>(internal::UseKeyHash(key, [this](HashPair h) { return InsertAt(h); }));
+  return {};
 }
 
-bool BlockedBloomFilter::AddIfAbsent(std::string_view key) noexcept {
+Result<bool> BlockedBloomFilter::AddIfAbsent(std::string_view key) noexcept {
   return internal::UseKeyHash(key, [this](HashPair h) { return InsertAt(h); });
 }
 
@@ -106,8 +108,9 @@ bool BlockedBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   return ContainsAt(hash);
 }
 
-void BlockedBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
+Status BlockedBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
   count_ += ops_->insert_keys(View(), keys);
+  return {};
 }
 
 std::size_t BlockedBloomFilter::MayContainBatch(std::span<const std::string_view> keys,
@@ -115,8 +118,9 @@ std::size_t BlockedBloomFilter::MayContainBatch(std::span<const std::string_view
   return ops_->contains_keys(View(), keys, out.data());
 }
 
-void BlockedBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+Status BlockedBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
   count_ += ops_->insert_hashes(View(), hashes);
+  return {};
 }
 
 std::size_t BlockedBloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
@@ -153,19 +157,25 @@ double BlockedBloomFilter::FillRatio() const noexcept {
 }
 
 std::uint64_t BlockedBloomFilter::EstimatedCount() const noexcept {
-  // Lane j of all blocks is a classic filter of M = 64 * num_blocks bits in which every
-  // key sets b_j bits (1 or 2): n_j = -(M / b_j) ln(1 - X_j / M). Average the lanes.
-  std::uint64_t lane_bits[8] = {};
+  std::array<std::uint64_t, kWordsPerBlock> lane_bits{};
   const std::uint64_t* w = words_.data();
   for (std::uint64_t b = 0; b < num_blocks_; ++b) {
-    for (int j = 0; j < 8; ++j)
-      lane_bits[j] += static_cast<std::uint64_t>(std::popcount(w[b * 8 + static_cast<std::uint64_t>(j)]));
+    for (std::size_t j = 0; j < kWordsPerBlock; ++j) {
+      lane_bits[j] += static_cast<std::uint64_t>(std::popcount(w[b * kWordsPerBlock + j]));
+    }
   }
-  const double m = 64.0 * static_cast<double>(num_blocks_);
+  return EstimateFromLanes(lane_bits, num_blocks_, num_hashes_);
+}
+
+std::uint64_t BlockedBloomFilter::EstimateFromLanes(const std::array<std::uint64_t, kWordsPerBlock>& lane_bits,
+                                                    std::uint64_t num_blocks, std::uint32_t num_hashes) noexcept {
+  // Lane j of all blocks is a classic filter of M = 64 * num_blocks bits in which every
+  // key sets b_j bits (1 or 2): n_j = -(M / b_j) ln(1 - X_j / M). Average the lanes.
+  const double m = 64.0 * static_cast<double>(num_blocks);
   double sum = 0;
   int lanes = 0;
   for (std::uint32_t j = 0; j < 8; ++j) {
-    const double per_key = (j < num_hashes_ ? 1.0 : 0.0) + (8 + j < num_hashes_ ? 1.0 : 0.0);
+    const double per_key = (j < num_hashes ? 1.0 : 0.0) + (8 + j < num_hashes ? 1.0 : 0.0);
     if (per_key == 0) continue;
     const double x = static_cast<double>(lane_bits[j]);
     if (x >= m) return std::numeric_limits<std::uint64_t>::max();

@@ -136,7 +136,7 @@ Status CheckCommon(Command& cmd, bool multi, bool count) {
   if (multi) cmd.Array(static_cast<long>(cmd.argc() - 2));
   for (std::size_t i = 2; i < cmd.argc(); ++i) {
     if (count) {
-      cmd.Int(filter != nullptr ? static_cast<long long>(filter->Count(cmd.arg(i))) : 0);
+      cmd.Int(filter != nullptr ? static_cast<long long>(filter->Occurrences(cmd.arg(i))) : 0);
     } else {
       cmd.Bool(filter != nullptr && filter->MayContain(cmd.arg(i)));
     }
@@ -206,7 +206,7 @@ Status CfInfo(Command& cmd) {
   cmd.SimpleString("Number of buckets");
   cmd.Int(static_cast<long long>(f.num_buckets()));
   cmd.SimpleString("Number of filters");
-  cmd.Int(static_cast<long long>(f.num_filters()));
+  cmd.Int(static_cast<long long>(f.num_stages()));
   cmd.SimpleString("Number of items inserted");
   cmd.Int(static_cast<long long>(f.count()));
   cmd.SimpleString("Number of items deleted");
