@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Before/after comparison of two bloomkit_bench binaries on a noisy machine.
 
 Runs the binaries alternately (A, B, A, B, ...) with the same Google Benchmark filter,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Key sets shared by bloomkit's benchmarks (bloomkit_bench and bloomkit_compare).
 //
 // Keys are generated once, before any timing, into one contiguous byte buffer with a

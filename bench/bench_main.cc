@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // main of bloomkit_bench: parses bloomkit's own flags, lets every *_bench.cc register
 // its benchmarks for the chosen sizes, then hands the rest of argv to Google Benchmark.
 //

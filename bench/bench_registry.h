@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a *_bench.cc file adds benchmarks to bloomkit_bench.
 //
 // bench/CMakeLists.txt builds every bench/*_bench.cc into one binary whose main is

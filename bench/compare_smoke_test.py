@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """ctest smoke run of bloomkit_compare (label bench).
 
     compare_smoke_test.py <bloomkit_compare> <json file>

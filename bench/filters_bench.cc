@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Google Benchmark microbenchmarks of the classic and blocked Bloom filters.
 //
 // Per filter kind, key shape (8-byte ids, 32-64-byte URLs) and n (capacity = keys

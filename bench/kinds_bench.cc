@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Google Benchmark microbenchmarks of the counting, scalable, cuckoo and concurrent
 // filters beside the classic filter, all sized for n keys at fp_rate 1% (cuckoo: the
 // 12-bit fingerprints that rate needs), 8-byte keys.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The memory floor under the filters' queries: what reading L random, independent cache
 // lines per key costs on this machine, with no hashing and no bit logic.
 //

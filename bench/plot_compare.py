@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Plots ns/key against n from bloomkit_compare --json output (gnuplot, PNG).
 
     bloomkit_compare --n=1e4,1e5,1e6,1e7 --key-bytes=8 --fp-rate=0.01 --json=sweep.json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 include(GNUInstallDirs)
 # Warnings and sanitizers travel through INTERFACE targets, never through CMAKE_CXX_FLAGS.
 add_library(bloomkit_warnings INTERFACE)

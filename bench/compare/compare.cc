@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit_compare: bloomkit's classic and blocked filters against libbloom 1.6
 // (Debian libbloom-dev), over the same keys, in the same process, alternating.
 //
@@ -117,12 +118,13 @@ class Libbloom {
   struct bloom bloom_ {};
 };
 
-template <typename Filter>
+template <typename Filter, BlockedLayout kLayout = BlockedLayout::kLines512>
 class Bloomkit {
  public:
   static constexpr bool kHasBatch = true;
-  static constexpr std::string_view kName =
-      Filter::kKind == FilterKind::kClassic ? "bloomkit-classic" : "bloomkit-blocked";
+  static constexpr std::string_view kName = Filter::kKind == FilterKind::kClassic ? "bloomkit-classic"
+                                            : kLayout == BlockedLayout::kLanes256 ? "bloomkit-blocked256"
+                                                                                  : "bloomkit-blocked";
 
   Bloomkit(std::uint64_t n, double fp_rate) : filter_(Make(n, fp_rate)) {}
 
@@ -141,7 +143,8 @@ class Bloomkit {
 
  private:
   static Filter Make(std::uint64_t n, double fp_rate) {
-    auto filter = Filter::Create({.capacity = n, .fp_rate = fp_rate, .max_memory_bytes = std::uint64_t{64} << 30});
+    auto filter = Filter::Create(
+        {.capacity = n, .fp_rate = fp_rate, .max_memory_bytes = std::uint64_t{64} << 30, .blocked_layout = kLayout});
     if (!filter.ok()) {
       std::fprintf(stderr, "bloomkit_compare: %s\n", std::string(filter.error().message()).c_str());
       std::exit(3);
@@ -236,13 +239,15 @@ template <typename Key>
 using BoostClassic = Boost<Key, 7, boost::bloom::block<unsigned char, 1>, 7>;
 
 using Contender =
-    std::variant<Libbloom, Bloomkit<BloomFilter>, Bloomkit<BlockedBloomFilter>, BoostFmb32<std::uint64_t>,
+    std::variant<Libbloom, Bloomkit<BloomFilter>, Bloomkit<BlockedBloomFilter>,
+                 Bloomkit<BlockedBloomFilter, BlockedLayout::kLanes256>, BoostFmb32<std::uint64_t>,
                  BoostFmb32<std::string_view>, BoostClassic<std::uint64_t>, BoostClassic<std::string_view>>;
 constexpr bool kHaveBoost = true;
 
 #else
 
-using Contender = std::variant<Libbloom, Bloomkit<BloomFilter>, Bloomkit<BlockedBloomFilter>>;
+using Contender = std::variant<Libbloom, Bloomkit<BloomFilter>, Bloomkit<BlockedBloomFilter>,
+                               Bloomkit<BlockedBloomFilter, BlockedLayout::kLanes256>>;
 constexpr bool kHaveBoost = false;
 
 #endif  // BLOOMKIT_HAVE_BOOST_BLOOM
@@ -353,7 +358,7 @@ struct Options {
 [[noreturn]] void Usage(const std::string& error) {
   std::cerr << "bloomkit_compare: " << error << "\n"
             << "usage: bloomkit_compare [--n=1e6,1e7] [--key-bytes=8,url] [--fp-rate=0.01,0.001]\n"
-               "                        [--filters=libbloom,classic,blocked,boost-fmb32x8,boost-classic]\n"
+               "                        [--filters=libbloom,classic,blocked,blocked256,boost-fmb32x8,boost-classic]\n"
                "                        [--reps=5] [--queries=1e6] [--threads=2]\n"
                "                        [--quick] [--json[=FILE]]\n";
   std::exit(2);
@@ -428,8 +433,9 @@ Options ParseOptions(int argc, char** argv) {
       o.filters.clear();
       for (const auto& s : SplitList(need())) {
         const bool boost = s == "boost-fmb32x8" || s == "boost-classic";
-        if (s != "libbloom" && s != "classic" && s != "blocked" && !boost) {
-          Usage("--filters takes libbloom, classic, blocked, boost-fmb32x8, boost-classic; got '" + s + "'");
+        if (s != "libbloom" && s != "classic" && s != "blocked" && s != "blocked256" && !boost) {
+          Usage("--filters takes libbloom, classic, blocked, blocked256, boost-fmb32x8, boost-classic; got '" + s +
+                "'");
         }
         if (boost && !kHaveBoost) {
           Usage("--filters=" + s + " needs Boost.Bloom's headers at build time (BLOOMKIT_BOOST_INCLUDE_DIRS)");
@@ -520,6 +526,10 @@ Workload RunWorkload(const Options& o, std::uint64_t n, KeyShape shape, double f
     }
     if (f == "blocked") {
       contenders.push_back(std::make_unique<Contender>(std::in_place_type<Bloomkit<BlockedBloomFilter>>, n, fp_rate));
+    }
+    if (f == "blocked256") {
+      contenders.push_back(std::make_unique<Contender>(
+          std::in_place_type<Bloomkit<BlockedBloomFilter, BlockedLayout::kLanes256>>, n, fp_rate));
     }
 #ifdef BLOOMKIT_HAVE_BOOST_BLOOM
     const bool k8 = shape == KeyShape::k8;

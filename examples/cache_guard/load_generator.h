@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The load generator: concurrent clients send a mix of requests for existing and
 // missing ids through UserService for a fixed time, check every answer, and count
 // what reached the database.

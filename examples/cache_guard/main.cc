@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cache_guard: the cache-penetration showcase. Prepares a users table, then runs the
 // same load through UserService in each mode (none, empty-cache, bloom) against one
 // Redis server and prints what reached the database.

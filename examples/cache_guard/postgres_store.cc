@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // UserDatabase on a PostgreSQL server through libpq.
 //
 // Each connection prepares its three statements once; a lookup is one round trip

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenPostgresDatabase when bloomkit was configured without libpq.
 #include "user_store.h"
 #include "util.h"

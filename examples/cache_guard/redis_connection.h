@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A blocking Redis connection (hiredis) with pipelining, for one thread.
 //
 //   auto redis = cache_guard::RedisConnection::Connect({"127.0.0.1", 6379});

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The showcase's outputs: a table on the terminal, a JSON file (one object per mode)
 // and a gnuplot PNG of database queries and latency per mode.
 #pragma once

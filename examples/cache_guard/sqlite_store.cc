@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // UserDatabase on an embedded SQLite file.
 //
 // Each connection is its own sqlite3 handle (SQLITE_OPEN_NOMUTEX: one thread per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The read path of a user service with a cache in front of its database, in three
 // modes, and the start-up step that loads the Bloom filter.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The database behind the cache: a table of users keyed by a 64-bit id.
 //
 // UserDatabase owns the location (a SQLite file, a PostgreSQL URL), prepares the table

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small helpers shared by the cache_guard sources: error messages and a progress bar.
 #pragma once
 

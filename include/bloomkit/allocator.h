@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The allocator seam: every byte of filter memory goes through it.
 //
 // The default allocator uses aligned operator new and, for large arrays, asks the

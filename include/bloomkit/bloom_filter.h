@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit::BloomFilter: the classic Bloom filter (Bloom 1970).
 //
 // Contract:
@@ -53,10 +54,13 @@ class BloomFilter {
   // File format v1 (docs/FORMAT.md).
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
 
-  // Never fails (always ok).
-  Status Add(std::string_view key) noexcept;
+  // Never fails (always ok). Inline, so that the caller sees the constant status.
+  Status Add(std::string_view key) noexcept {
+    static_cast<void>(InsertKey(key));
+    return {};
+  }
   // Adds the key; true if it was new (at least one of its bits was unset).
-  Result<bool> AddIfAbsent(std::string_view key) noexcept;
+  Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
 
   // Precomputed 64-bit hashes of the caller's own (see ExpandHash in hash.h).
@@ -121,9 +125,12 @@ class BloomFilter {
   // They write the words and count of a filter they own.
   friend class CountingBloomFilter;
   friend class ConcurrentBloomFilter;
+  friend class ScalableBloomFilter;  // sizes its stages to whole words (AddStage)
 
   BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
               WordArray words) noexcept;
+  // Add and AddIfAbsent: true if the key was new.
+  bool InsertKey(std::string_view key) noexcept;
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BloomFilter& other, std::string_view operation, internal::WordOp op);
 

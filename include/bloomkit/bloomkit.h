@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit: Bloom, blocked, counting, scalable and cuckoo filters in one header.
 #pragma once
 
@@ -7,6 +8,7 @@
 #include "bloomkit/concurrent_bloom_filter.h"  // IWYU pragma: export
 #include "bloomkit/counting_bloom_filter.h"    // IWYU pragma: export
 #include "bloomkit/cuckoo_filter.h"            // IWYU pragma: export
+#include "bloomkit/file_io.h"         // IWYU pragma: export
 #include "bloomkit/filter.h"          // IWYU pragma: export
 #include "bloomkit/format.h"          // IWYU pragma: export
 #include "bloomkit/hash.h"            // IWYU pragma: export

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit::ConcurrentBloomFilter and bloomkit::ConcurrentBlockedBloomFilter: the
 // classic and blocked filters with lock-free inserts from many threads.
 //
@@ -56,9 +57,12 @@ class ConcurrentBloomFilter {
   // A classic-filter file of a Snapshot(): safe while other threads add.
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
 
-  // Never fails (always ok).
-  Status Add(std::string_view key) noexcept;
-  Result<bool> AddIfAbsent(std::string_view key) noexcept;
+  // Never fails (always ok). Inline, so that the caller sees the constant status.
+  Status Add(std::string_view key) noexcept {
+    static_cast<void>(InsertKey(key));
+    return {};
+  }
+  Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
   Status AddHash(std::uint64_t hash) noexcept {
     AddHashPair(ExpandHash(hash));
@@ -93,6 +97,9 @@ class ConcurrentBloomFilter {
   [[nodiscard]] double ExpectedFpRate() const noexcept { return filter_.ExpectedFpRate(); }
 
  private:
+  // Add and AddIfAbsent: true if this call set a bit.
+  bool InsertKey(std::string_view key) noexcept;
+
   BloomFilter filter_;       // its words are only touched atomically; its count is unused
   std::uint64_t count_ = 0;  // touched only through std::atomic_ref
 };
@@ -110,9 +117,12 @@ class ConcurrentBlockedBloomFilter {
 
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
 
-  // Never fails (always ok).
-  Status Add(std::string_view key) noexcept;
-  Result<bool> AddIfAbsent(std::string_view key) noexcept;
+  // Never fails (always ok). Inline, so that the caller sees the constant status.
+  Status Add(std::string_view key) noexcept {
+    static_cast<void>(InsertKey(key));
+    return {};
+  }
+  Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
   Status AddHash(std::uint64_t hash) noexcept {
     AddHashPair(ExpandHash(hash));
@@ -146,6 +156,9 @@ class ConcurrentBlockedBloomFilter {
   [[nodiscard]] double ExpectedFpRate() const noexcept { return filter_.ExpectedFpRate(); }
 
  private:
+  // Add and AddIfAbsent: true if this call set a bit.
+  bool InsertKey(std::string_view key) noexcept;
+
   BlockedBloomFilter filter_;
   alignas(64) std::uint64_t lane_enable_[16] = {};  // as BlockedBloomFilter's
   std::uint64_t count_ = 0;                         // touched only through std::atomic_ref

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit::CountingBloomFilter: a Bloom filter that supports deletion (Fan, Cao,
 // Almeida & Broder, "Summary Cache", 2000). Each of the m positions holds a small
 // counter instead of a bit; Add increments the k counters of a key, Remove decrements
@@ -72,10 +73,14 @@ class CountingBloomFilter {
   // File format v1 (docs/FORMAT.md, "Payload: counting").
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
 
-  // Never fails (always ok): a counter at its maximum saturates.
-  Status Add(std::string_view key) noexcept;
+  // Never fails (always ok): a counter at its maximum saturates. Inline, so that the
+  // caller sees the constant status.
+  Status Add(std::string_view key) noexcept {
+    InsertKey(key);
+    return {};
+  }
   // Adds the key unless it may already be present: true if added.
-  Result<bool> AddIfAbsent(std::string_view key) noexcept;
+  Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKeyIfAbsent(key); }
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
   // Decrements the key's counters if all are non-zero and returns true; otherwise
   // changes nothing and returns false. Saturated counters stay saturated.
@@ -88,7 +93,7 @@ class CountingBloomFilter {
     AddHashPair(ExpandHash(hash));
     return {};
   }
-  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept;
+  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return InsertHashIfAbsent(hash); }
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept { return MayContainHashPair(ExpandHash(hash)); }
   [[nodiscard]] bool RemoveHash(std::uint64_t hash) noexcept { return RemoveHashPair(ExpandHash(hash)); }
   [[nodiscard]] std::uint64_t OccurrencesHash(std::uint64_t hash) const noexcept {
@@ -145,6 +150,10 @@ class CountingBloomFilter {
   friend bool operator==(const CountingBloomFilter& a, const CountingBloomFilter& b) noexcept;
 
  private:
+  // Add, AddIfAbsent and AddHashIfAbsent.
+  void InsertKey(std::string_view key) noexcept;
+  bool InsertKeyIfAbsent(std::string_view key) noexcept;
+  bool InsertHashIfAbsent(std::uint64_t hash) noexcept;
   CountingBloomFilter(std::uint64_t num_counters, std::uint32_t num_hashes, std::uint32_t counter_bits,
                       std::uint64_t capacity, double fp_rate, WordArray counters) noexcept;
   [[nodiscard]] std::uint32_t Get(std::uint64_t index) const noexcept;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit::CuckooFilter: a filter that supports deletion and counting, in fewer bits
 // per key than a Bloom filter at low rates (Fan, Andersen, Kaminsky & Mitzenmacher,
 // "Cuckoo Filter: Practically Better Than Bloom", CoNEXT 2014).
@@ -194,8 +195,10 @@ class CuckooFilter {
   CuckooFilter() = default;
   Status Grow();
   // Places `fingerprint` in filters_[table] starting from `bucket`, evicting up to
-  // max_kicks residents; the last homeless fingerprint ends in the victim slot.
-  void InsertWithKicks(std::size_t table, std::uint32_t fingerprint, std::uint64_t bucket) noexcept;
+  // max_kicks residents; the last homeless fingerprint ends in the victim slot (false).
+  bool InsertWithKicks(std::size_t table, std::uint32_t fingerprint, std::uint64_t bucket) noexcept;
+  // Reverts the chain of an InsertWithKicks that returned false, just after it.
+  void UndoKicks(std::size_t table) noexcept;
 
   CuckooOptions options_;
   std::vector<SubFilter> filters_;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // File format v1: one portable, versioned, checksummed container for every filter kind.
 //
 //   +---------------------------+  offset 0

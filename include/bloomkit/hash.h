@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one frozen hash behind every bloomkit filter.
 //
 // A key is a sequence of bytes. It is hashed once with XXH3-128 (xxHash 0.8) and the
@@ -28,6 +29,10 @@ namespace bloomkit {
 
 // Identifies the hash scheme in file headers: XXH3-128 + enhanced double hashing.
 inline constexpr std::uint16_t kHashIdXxh3DoubleHashing = 1;
+// Identifies the hash of blocked filters with 256-bit blocks (BlockedLayout::kLanes256):
+// one 64-bit XXH3-64 hash of the key with kHashSeed, which picks the block and the bit of
+// every lane (blocked_bloom_filter.h). Defined only for that layout.
+inline constexpr std::uint16_t kHashIdXxh3x64 = 3;
 // The seed of XXH3-128, the ASCII bytes of "bloomkit" read as a big-endian number.
 inline constexpr std::uint64_t kHashSeed = 0x626c6f6f6d6b6974ULL;
 // The hash scheme of the RedisBloom-compatible kinds (redisbloom.h): RedisBloom's
@@ -43,6 +48,9 @@ struct HashPair {
 
 // XXH3-128 of the key's bytes with kHashSeed: h1 is the low half, h2 the high half.
 HashPair HashKey(std::string_view key) noexcept;
+
+// XXH3-64 of the key's bytes with kHashSeed (hash id 3).
+std::uint64_t HashKey64(std::string_view key) noexcept;
 
 // Expands a caller-supplied 64-bit hash (AddHash/MayContainHash) to a HashPair:
 // h1 = hash, h2 = the SplitMix64 finalizer of hash + golden ratio. A filter fed through

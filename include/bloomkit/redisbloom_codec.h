@@ -118,6 +118,10 @@ class DumpPayloadReader final : public RdbReader {
   static Result<DumpPayloadReader> Open(std::span<const std::byte> payload,
                                         std::uint64_t max_string_bytes = kDefaultMaxMemoryBytes);
   DumpPayloadReader(DumpPayloadReader&& other) noexcept;
+  DumpPayloadReader& operator=(DumpPayloadReader&& other) noexcept;
+  DumpPayloadReader(const DumpPayloadReader&) = delete;
+  DumpPayloadReader& operator=(const DumpPayloadReader&) = delete;
+  ~DumpPayloadReader() override = default;
 
   [[nodiscard]] std::uint64_t module_type_id() const noexcept { return type_id_; }
   [[nodiscard]] int encoding_version() const noexcept { return static_cast<int>(type_id_ & 1023U); }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Result<T>: the return type of every fallible bloomkit call.
 //
 // Creating a filter from options, loading bytes or a file, merging two filters: each
@@ -39,6 +40,7 @@ enum class ErrorCode : std::uint16_t {
   kIoError = 14,             // open/read/write/fsync/rename failed
   kFull = 15,                // a filter that cannot grow reached its capacity
   kUnsupported = 16,         // the operation does not apply to this filter kind
+  kLocked = 17,              // another writer held the file's lock past the wait
 };
 
 // Short, stable name of a code, e.g. "checksum_mismatch".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit::ScalableBloomFilter: a Bloom filter that grows when it fills up, for when
 // the number of keys is not known in advance (Almeida, Baquero, Preguica & Hutchison,
 // "Scalable Bloom Filters", 2007).
@@ -61,6 +62,11 @@ struct ScalableOptions {
   // max_stages is in [1, kMaxScalableStages].
   std::uint32_t max_stages = 64;
   std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes;
+  // true: each new stage uses every bit of its 64-bit words (k chosen for them), which
+  // keeps the measured compound rate under fp_rate for small first stages. false: stages
+  // of exactly ceil(-n ln p / ln^2 2) bits, as bloomkit wrote them before (reproduces
+  // older files bit for bit). Not saved: a loaded filter grows with whole-word stages.
+  bool whole_word_stages = true;
 };
 
 // One stage, for `bloomkit info` and BF.INFO.
@@ -147,6 +153,9 @@ class ScalableBloomFilter {
   explicit ScalableBloomFilter(const ScalableOptions& options) noexcept;
   // Appends stage num_stages() of a chain whose first stage holds `initial_capacity`.
   Status AddStage(std::uint64_t initial_capacity);
+  // A stage for `capacity` keys at `fp_rate`, in whole 64-bit words.
+  static Result<BloomFilter> CreateStage(std::uint64_t capacity, double fp_rate, std::uint64_t max_memory_bytes,
+                                         bool whole_words);
   BloomFilter& last_stage() noexcept { return stages_[num_stages_ - 1]; }
   // Keeps the first `keep` stages, moved into `block` (from AllocateStages) when it is
   // not null, else where they are; destroys the others.
@@ -162,8 +171,9 @@ class ScalableBloomFilter {
   std::uint64_t max_memory_bytes_ = kDefaultMaxMemoryBytes;
   std::uint32_t growth_ = 2;
   std::uint16_t num_stages_ = 0;        // >= 1 once created, <= max_stages_
-  std::uint16_t max_stages_ : 15 = 64;  // <= kMaxScalableStages
+  std::uint16_t max_stages_ : 14 = 64;  // <= kMaxScalableStages
   std::uint16_t scaling_ : 1 = 1;
+  std::uint16_t whole_words_ : 1 = 1;  // ScalableOptions::whole_word_stages
 };
 
 static_assert(GrowableFilter<ScalableBloomFilter> && MergeableFilter<ScalableBloomFilter>);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit::Synchronized<Filter>: one filter shared by many threads behind a
 // std::shared_mutex: any number of concurrent readers, or one writer.
 //

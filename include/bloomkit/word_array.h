@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // WordArray: a zero-initialized, 64-byte-aligned array of 64-bit words allocated
 // through the allocator seam (allocator.h). Copies are deep; moves steal. 16 bytes: the
 // pointer, and in one word the count of words (48 bits, up to 2 PiB), the allocator's

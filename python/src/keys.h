@@ -23,6 +23,12 @@ void SetKeyTypeError(PyObject* key);
 // held by the memoryview itself). Returns false with a Python error set.
 inline bool KeyBytes(PyObject* key, std::string_view* out) {
   if (PyUnicode_Check(key)) {
+    if (PyUnicode_IS_COMPACT_ASCII(key)) {
+      // ASCII text is its own UTF-8: read it in place, no call.
+      *out = std::string_view(static_cast<const char*>(PyUnicode_DATA(key)),
+                              static_cast<std::size_t>(PyUnicode_GET_LENGTH(key)));
+      return true;
+    }
     Py_ssize_t size = 0;
     // Cached in the str object: an ASCII str returns its own data, no copy.
     const char* data = PyUnicode_AsUTF8AndSize(key, &size);
@@ -63,6 +69,7 @@ class KeyArena {
   bool Append(PyObject* key) {
     std::string_view bytes;
     if (!KeyBytes(key, &bytes)) return false;
+    if (bytes_.capacity() - bytes_.size() < bytes.size()) bytes_.reserve(2 * bytes_.size() + bytes.size() + 4096);
     bytes_.append(bytes);
     ends_.push_back(bytes_.size());
     return true;

@@ -537,14 +537,30 @@ py::class_<Box<F>> BindFilter(py::module_& m, const char* name, const char* doc)
   cls.def(
       "contains_many",
       [](const B& self, const py::object& keys) {
-        py::list out;
+        // A list or tuple gives the result's size up front: filling a sized list costs a
+        // third of appending (docs/BENCHMARKS.md, "Python binding").
+        PyObject* seq = keys.ptr();
+        const Py_ssize_t known = PyList_CheckExact(seq)    ? PyList_GET_SIZE(seq)
+                                 : PyTuple_CheckExact(seq) ? PyTuple_GET_SIZE(seq)
+                                                           : 0;
+        py::list out(known);
+        Py_ssize_t filled = 0;
         std::unique_ptr<bool[]> found(new bool[kChunkKeys]);
         ForEachChunk(keys, [&](std::span<const std::string_view> chunk) {
           Unlocked(self, false, [&] { return ContainsKeys(self.filter, chunk, found.get()); });
           for (std::size_t i = 0; i < chunk.size(); ++i) {
-            if (PyList_Append(out.ptr(), found[i] ? Py_True : Py_False) != 0) throw py::error_already_set();
+            PyObject* answer = found[i] ? Py_True : Py_False;
+            if (filled < known) {
+              Py_INCREF(answer);
+              PyList_SET_ITEM(out.ptr(), filled, answer);
+            } else if (PyList_Append(out.ptr(), answer) != 0) {
+              throw py::error_already_set();
+            }
+            ++filled;
           }
         });
+        // The list shrank while the GIL was released: drop the unfilled (empty) slots.
+        if (filled < known && PyList_SetSlice(out.ptr(), filled, known, nullptr) != 0) throw py::error_already_set();
         return out;
       },
       py::arg("keys"), "[key in self for key in keys], computed with the GIL released in prefetching batches.");

@@ -78,6 +78,20 @@ def test_update_takes_any_iterable(make):
     assert all(g.contains_many(many))
 
 
+def test_contains_many_of_every_iterable(make):
+    f = make()
+    f.update(KEYS[:100])
+    probes = KEYS[:100]
+    expected = [True] * 100
+    assert f.contains_many(probes) == expected
+    assert f.contains_many(tuple(probes)) == expected
+    assert f.contains_many(k for k in probes) == expected
+    assert f.contains_many([]) == []
+    big = [f"k{i}" for i in range(2**16 + 3)]  # past one chunk: sized list filled across chunks
+    answers = f.contains_many(big)
+    assert len(answers) == len(big) and all(isinstance(a, bool) for a in answers)
+
+
 def test_contains_into_fills_a_buffer(make):
     f = make()
     f.update(KEYS[:10])

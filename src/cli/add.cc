@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit add FILE [INPUT...]: adds keys and saves the filter atomically. A failed run
 // (unreadable input, full filter) leaves FILE exactly as it was.
 #include <fmt/format.h>
@@ -27,6 +28,8 @@ struct AddOptions {
 };
 
 int RunAdd(const AddOptions& o, const GlobalOptions& global) {
+  const FileLock lock =
+      LockForUpdate(o.file, global, /*missing_ok=*/true);  // a missing file: LoadOrCreate says what to do
   bool created = false;
   LoadedFilter loaded = LoadOrCreate(o.file, global, o.create, o.sizing, created);
   KeyReader reader(o.input.inputs, o.input.format());

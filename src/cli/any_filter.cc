@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AnyFilter (any_filter.h): the per-kind mapping lives here.
 #include "any_filter.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AnyFilter: one handle over every filter kind, for the CLI edge only.
 //
 // The core keeps each filter a concrete type with no virtual calls per key; the CLI

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit calc: the size of a filter for a capacity and a false-positive rate, or the
 // rate of a given size. The numbers come from sizing.h alone (no filter is built):
 //   bloomkit calc --capacity 1e7 --fp-rate 1%   -> 95,850,584 bits, 7 hashes

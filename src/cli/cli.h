@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared pieces of the bloomkit command-line tool: exit statuses, the error that
 // carries one, and the registration of each subcommand.
 //
@@ -63,6 +64,7 @@ T Take(Result<T>&& result, std::string_view context, int exit_code) {
 // Options of the main program that every subcommand sees.
 struct GlobalOptions {
   std::string max_memory = "4GiB";  // --max-memory, parsed by MaxMemoryBytes()
+  double wait_seconds = 60;         // --wait: how long a writer waits for another's lock
   [[nodiscard]] std::uint64_t MaxMemoryBytes() const;
 };
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit compress IN OUT / decompress IN OUT: rewrites a filter with or without a
 // zstd payload (docs/FORMAT.md). Sparse filters shrink a lot; a filter near capacity
 // is close to random bits and does not shrink, in which case it is stored raw.
@@ -25,6 +26,7 @@ struct CompressOptions {
 int RunCompress(const CompressOptions& o, const GlobalOptions& global, bool compress) {
   if (o.level < 1 || o.level > 22) Fail(kExitUsage, fmt::format("--level must be in [1, 22], got {}", o.level));
   CheckOverwrite(o.out, o.force || o.out == o.in);
+  const FileLock lock = LockForUpdate(o.out, global, /*missing_ok=*/true);
   const LoadedFilter loaded = LoadFilter(o.in, global);
   const std::vector<std::byte> bytes =
       loaded.filter.Serialize(SaveOptions{.compress = compress, .compression_level = o.level});

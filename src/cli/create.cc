@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit create FILE: writes an empty filter sized for --capacity and --fp-rate.
 #include <fmt/format.h>
 
@@ -25,6 +26,7 @@ struct CreateOptions {
 int RunCreate(const CreateOptions& o, const GlobalOptions& global) {
   const CreateSpec spec = ParseSizing(o.sizing, global);
   CheckOverwrite(o.file, o.force);
+  const FileLock lock = LockForUpdate(o.file, global, /*missing_ok=*/true);
 
   const AnyFilter filter = CreateFilter(o.file, spec);
   SaveFilter(o.file, filter, o.sizing.compress);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit dedup FILE [INPUT...]: prints each key not seen before and adds it
 // (test-and-add), the crawler's "have I fetched this URL?" in one step.
 //
@@ -33,6 +34,8 @@ struct DedupOptions {
 
 int RunDedup(const DedupOptions& o, const GlobalOptions& global) {
   const std::uint64_t sync_every = Take(ParseCount(o.sync_every, "--sync-every"), "");
+  const FileLock lock =
+      LockForUpdate(o.file, global, /*missing_ok=*/true);  // a missing file: LoadOrCreate says what to do
   bool created = false;
   LoadedFilter loaded = LoadOrCreate(o.file, global, o.create, o.sizing, created);
   const bool compress = (loaded.header.flags & kFlagZstdPayload) != 0;

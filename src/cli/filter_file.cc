@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Filter files and the error plumbing of the CLI (filter_file.h, cli.h).
 #include "filter_file.h"
 
@@ -45,6 +46,11 @@ LoadedFilter LoadFilter(const std::string& path, const GlobalOptions& global) {
     Check(Status(std::move(filter).error()), path, code == ErrorCode::kUnsupported ? kExitUsage : kExitData);
   }
   return LoadedFilter{std::move(filter).value(), header, bytes.size()};
+}
+
+FileLock LockForUpdate(const std::string& path, const GlobalOptions& global, bool missing_ok) {
+  return Take(FileLock::Acquire(path, LockOptions{.wait_seconds = global.wait_seconds, .missing_ok = missing_ok}), path,
+              kExitData);
 }
 
 void SaveFilter(const std::string& path, const AnyFilter& filter, bool compress) {

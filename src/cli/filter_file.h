@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading and saving filter files for the subcommands, with errors that name the file.
 #pragma once
 
@@ -5,6 +6,7 @@
 #include <string>
 
 #include "any_filter.h"
+#include "bloomkit/file_io.h"
 #include "bloomkit/format.h"
 #include "cli.h"
 
@@ -19,6 +21,13 @@ struct LoadedFilter {
 // ReadFileBytes + InspectBytes + the kind's Deserialize. Throws CliError
 // "FILE: message" (exit 3 for data and I/O errors).
 LoadedFilter LoadFilter(const std::string& path, const GlobalOptions& global);
+
+// Takes the writers' lock on `path` (file_io.h) for a whole read-modify-write; hold the
+// result until the save is done. A second writer waits up to --wait seconds, then
+// fails with exit 3 ("locked by another writer"). `missing_ok`: a file that does not
+// exist yet (create, merge, compress or add --create into a new file) is locked
+// through its directory.
+FileLock LockForUpdate(const std::string& path, const GlobalOptions& global, bool missing_ok = false);
 
 // Serializes and writes atomically: on any error the file keeps its old bytes.
 void SaveFilter(const std::string& path, const AnyFilter& filter, bool compress);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit info FILE: what a filter file holds, how full it is and what rate to expect.
 #include <fmt/format.h>
 

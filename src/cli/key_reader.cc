@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KeyReader (key_reader.h).
 #include "key_reader.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads keys from files or stdin, fast: 1 MiB read(2) calls split with memchr, keys
 // handed out in batches of string_views into the buffer (no copy, no iostream).
 //

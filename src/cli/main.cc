@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit: size, build, query and inspect Bloom filters from the shell.
 //
 // main parses the command line with CLI11, runs the one subcommand given, and turns
@@ -123,6 +124,9 @@ int Run(int argc, char** argv) {
   GlobalOptions global;
   app.add_option("--max-memory", global.max_memory,
                  "largest filter to create or load, e.g. 4GiB, 16GiB (default 4GiB)");
+  app.add_option("--wait", global.wait_seconds,
+                 "seconds a command that rewrites a file waits for another writer's lock (default 60)")
+      ->check(CLI::Range(0.0, 1e9));
 
   std::vector<Command> commands;
   commands.push_back(AddCalcCommand(app, global));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit merge OUT IN1 IN2 [...]: the union of filters of one kind and size.
 #include <fmt/format.h>
 
@@ -27,6 +28,7 @@ int RunMerge(const MergeOptions& o, const GlobalOptions& global) {
   // OUT may be one of the inputs (an in-place union); any other existing file needs --force.
   const bool out_is_input = std::find(o.inputs.begin(), o.inputs.end(), o.out) != o.inputs.end();
   CheckOverwrite(o.out, o.force || out_is_input);
+  const FileLock lock = LockForUpdate(o.out, global, /*missing_ok=*/true);
   LoadedFilter merged = LoadFilter(o.inputs[0], global);
   for (std::size_t i = 1; i < o.inputs.size(); ++i) {
     const LoadedFilter next = LoadFilter(o.inputs[i], global);

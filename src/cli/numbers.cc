@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Number parsing and formatting of the CLI (numbers.h).
 #include "numbers.h"
 

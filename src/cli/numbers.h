@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Numbers on the command line and in output.
 //
 // Counts (--capacity, --items, --bits, --queries, ...) accept

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffered output to a file descriptor with write(2): results of query/dedup go out in
 // 256 KiB writes rather than one call per key.
 #pragma once

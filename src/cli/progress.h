@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A progress line on stderr for long add/query/dedup/remove runs:
 //   seen.bf: 12.3M keys  1.4M keys/s  48%  ETA 9s
 // Drawn only when stderr is a terminal and the run has lasted over a second (so small

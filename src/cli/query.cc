@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit query FILE [INPUT...]: whether each key may be present. Exit status as
 // grep: 0 if at least one key may be present, 1 if none.
 #include <fmt/format.h>

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -35,8 +37,24 @@ struct ImportOptions {
   bool compress = false;
 };
 
+// A Redis DUMP payload or SCANDUMP chunk: not a bloomkit file, so read it whole (after
+// checking its size against the limit) rather than with the header-first ReadFileBytes.
 std::vector<std::byte> ReadInput(const std::string& path, const GlobalOptions& global) {
-  return Take(ReadFileBytes(path, global.MaxMemoryBytes()), path, kExitData);
+  std::error_code ec;
+  const std::uint64_t bytes = std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : 0;
+  if (ec || !std::filesystem::is_regular_file(path, ec))
+    Fail(kExitData, fmt::format("{}: cannot open: not a regular file", path));
+  if (bytes > global.MaxMemoryBytes()) {
+    Fail(kExitData,
+         fmt::format("{}: file of {} bytes is over the memory limit of {}", path, bytes, global.MaxMemoryBytes()));
+  }
+  std::vector<std::byte> data(static_cast<std::size_t>(bytes));
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) Fail(kExitData, fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  const std::size_t got = std::fread(data.data(), 1, data.size(), f);
+  std::fclose(f);
+  if (got != data.size()) Fail(kExitData, fmt::format("{}: read failed", path));
+  return data;
 }
 
 FilterVariant FromDump(const std::string& path, const GlobalOptions& global) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit remove FILE [INPUT...]: removes one copy of each key from a counting or
 // cuckoo filter. Classic, blocked and scalable filters cannot remove (exit 2).
 #include <fmt/format.h>
@@ -40,6 +41,7 @@ double EstimatedFalseRemovals(std::uint64_t not_found, double fp_rate) {
 
 int RunRemove(const RemoveOptions& o, const GlobalOptions& global) {
   RequireFilterFile(o.file, false);
+  const FileLock lock = LockForUpdate(o.file, global);
   LoadedFilter loaded = LoadFilter(o.file, global);
   if (!loaded.filter.CanRemove()) {
     Check(Status(loaded.filter.Remove("").error()), o.file);  // the kind's own message

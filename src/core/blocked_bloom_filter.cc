@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cache-blocked Bloom filter (blocked_bloom_filter.h).
 #include "bloomkit/blocked_bloom_filter.h"
 
@@ -9,6 +10,7 @@
 
 #include "bloomkit/sizing.h"
 #include "internal/blocked_kernels.h"
+#include "internal/blocked_lanes.h"
 #include "internal/codec.h"
 #include "internal/endian.h"
 #include "internal/filter_common.h"
@@ -27,14 +29,16 @@ std::uint64_t CeilDiv(std::uint64_t a, std::uint64_t b) {
 
 }  // namespace
 
-BlockedBloomFilter::BlockedBloomFilter(std::uint64_t num_blocks, std::uint32_t num_hashes, std::uint64_t capacity,
-                                       double fp_rate, WordArray words) noexcept
+BlockedBloomFilter::BlockedBloomFilter(BlockedLayout layout, std::uint64_t num_blocks, std::uint32_t num_hashes,
+                                       std::uint64_t capacity, double fp_rate, WordArray words) noexcept
     : ops_(&internal::BestBlockedOps(num_hashes)),
+      lanes_ops_(layout == BlockedLayout::kLanes256 ? &internal::BestLanesOps(num_hashes) : nullptr),
       words_(std::move(words)),
       num_blocks_(num_blocks),
       capacity_(capacity),
       fp_rate_(fp_rate),
-      num_hashes_(num_hashes) {
+      num_hashes_(num_hashes),
+      layout_(layout) {
   internal::MakeLaneEnable(num_hashes_, lane_enable_);
 }
 
@@ -48,27 +52,41 @@ Result<BlockedBloomFilter> BlockedBloomFilter::Create(const BloomOptions& option
   std::uint32_t num_hashes = 0;
   std::uint64_t capacity = options.capacity;
   double fp_rate = options.fp_rate;
+  const BlockedLayout layout = options.blocked_layout;
+  if (layout != BlockedLayout::kLines512 && layout != BlockedLayout::kLanes256) {
+    return MakeError(ErrorCode::kInvalidArgument, "blocked layout ", static_cast<int>(layout),
+                     " is not 0 (512-bit blocks) or 1 (256-bit blocks)");
+  }
+  const bool lanes = layout == BlockedLayout::kLanes256;
+  const std::uint64_t block_bits = lanes ? 256 : kBlockBits;
   if (options.num_bits != 0 || options.num_hashes != 0) {
-    if (auto st = internal::ValidateExplicit(options, kMaxBlockedNumHashes); !st.ok()) return st.error();
-    num_blocks = CeilDiv(options.num_bits, kBlockBits);
+    if (auto st = internal::ValidateExplicit(options, lanes ? kMaxLanes256NumHashes : kMaxBlockedNumHashes); !st.ok()) {
+      return st.error();
+    }
+    num_blocks = CeilDiv(options.num_bits, block_bits);
     num_hashes = options.num_hashes;
-    if (auto st = ValidateMemory(num_blocks * 64, options.max_memory_bytes, "a filter of this size"); !st.ok()) {
+    if (auto st = ValidateMemory(num_blocks * (block_bits / 8), options.max_memory_bytes, "a filter of this size");
+        !st.ok()) {
       return st.error();
     }
     if (capacity == 0) {
       capacity = std::max<std::uint64_t>(
-          1, static_cast<std::uint64_t>(std::round(static_cast<double>(num_blocks * kBlockBits) * kLn2 / num_hashes)));
+          1, static_cast<std::uint64_t>(std::round(static_cast<double>(num_blocks * block_bits) * kLn2 / num_hashes)));
     }
-    fp_rate = BlockedFpRate(num_blocks, static_cast<double>(capacity), num_hashes);
+    fp_rate = lanes ? Lanes256FpRate(num_blocks, static_cast<double>(capacity), num_hashes)
+                    : BlockedFpRate(num_blocks, static_cast<double>(capacity), num_hashes);
   } else {
-    auto params = CalculateParameters(options.capacity, options.fp_rate, kKind, options.max_memory_bytes);
+    auto params = CalculateBlockedParameters(options.capacity, options.fp_rate, layout, options.max_memory_bytes);
     if (!params.ok()) return std::move(params).error();
-    num_blocks = params->num_bits / kBlockBits;
+    num_blocks = params->num_bits / block_bits;
     num_hashes = params->num_hashes;
   }
-  WordArray words = WordArray::Allocate(num_blocks * kWordsPerBlock);
-  if (!words.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", num_blocks * 64, " bytes");
-  return BlockedBloomFilter(num_blocks, num_hashes, capacity, fp_rate, std::move(words));
+  const std::uint64_t words_per_block = block_bits / 64;
+  WordArray words = WordArray::Allocate(num_blocks * words_per_block);
+  if (!words.ok()) {
+    return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", num_blocks * block_bits / 8, " bytes");
+  }
+  return BlockedBloomFilter(layout, num_blocks, num_hashes, capacity, fp_rate, std::move(words));
 }
 
 internal::BlockedWords BlockedBloomFilter::View() const noexcept {
@@ -77,27 +95,46 @@ internal::BlockedWords BlockedBloomFilter::View() const noexcept {
 }
 
 inline bool BlockedBloomFilter::ContainsAt(HashPair hash) const noexcept {
+  if (lanes()) return lanes_ops_->contains_hash(words_.data(), num_blocks_, hash.h1);
   return ops_->contains(words_.data() + FastRange64(hash.h1, num_blocks_) * kWordsPerBlock, hash.h2, lane_enable_);
 }
 
 inline bool BlockedBloomFilter::InsertAt(HashPair hash) noexcept {
   const bool fresh =
-      ops_->insert(words_.data() + FastRange64(hash.h1, num_blocks_) * kWordsPerBlock, hash.h2, lane_enable_);
+      lanes() ? lanes_ops_->insert_hash(words_.data(), num_blocks_, hash.h1)
+              : ops_->insert(words_.data() + FastRange64(hash.h1, num_blocks_) * kWordsPerBlock, hash.h2, lane_enable_);
   count_ += fresh ? 1 : 0;
   return fresh;
 }
 
-Status BlockedBloomFilter::Add(std::string_view key) noexcept {
-  static_cast<void>(internal::UseKeyHash(key, [this](HashPair h) { return InsertAt(h); }));
-  return {};
-}
-
-Result<bool> BlockedBloomFilter::AddIfAbsent(std::string_view key) noexcept {
+// `flatten` keeps XXH3-128's short-key code inline in the 512-bit paths (GCC outlines it
+// otherwise), as it was before the 256-bit layout's branch was added.
+[[gnu::flatten]] bool BlockedBloomFilter::InsertKey(std::string_view key) noexcept {
+  if (lanes()) {
+    const bool fresh = lanes_ops_->insert_key(words_.data(), num_blocks_, key);
+    count_ += fresh ? 1 : 0;
+    return fresh;
+  }
   return internal::UseKeyHash(key, [this](HashPair h) { return InsertAt(h); });
 }
 
-bool BlockedBloomFilter::MayContain(std::string_view key) const noexcept {
+[[gnu::flatten]] bool BlockedBloomFilter::MayContain(std::string_view key) const noexcept {
+  if (lanes()) return lanes_ops_->contains_key(words_.data(), num_blocks_, key);
   return internal::UseKeyHash(key, [this](HashPair h) { return ContainsAt(h); });
+}
+
+bool BlockedBloomFilter::InsertHash(std::uint64_t hash) noexcept {
+  if (lanes()) {
+    const bool fresh = lanes_ops_->insert_hash(words_.data(), num_blocks_, internal::MixCallerHash(hash));
+    count_ += fresh ? 1 : 0;
+    return fresh;
+  }
+  return InsertAt(ExpandHash(hash));
+}
+
+bool BlockedBloomFilter::MayContainHash(std::uint64_t hash) const noexcept {
+  if (lanes()) return lanes_ops_->contains_hash(words_.data(), num_blocks_, internal::MixCallerHash(hash));
+  return ContainsAt(ExpandHash(hash));
 }
 
 bool BlockedBloomFilter::AddHashPair(HashPair hash) noexcept {
@@ -109,22 +146,25 @@ bool BlockedBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
 }
 
 Status BlockedBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
-  count_ += ops_->insert_keys(View(), keys);
+  count_ += lanes() ? lanes_ops_->insert_keys(words_.data(), num_blocks_, keys) : ops_->insert_keys(View(), keys);
   return {};
 }
 
 std::size_t BlockedBloomFilter::MayContainBatch(std::span<const std::string_view> keys,
                                                 std::span<bool> out) const noexcept {
+  if (lanes()) return lanes_ops_->contains_keys(words_.data(), num_blocks_, keys, out.data());
   return ops_->contains_keys(View(), keys, out.data());
 }
 
 Status BlockedBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
-  count_ += ops_->insert_hashes(View(), hashes);
+  count_ +=
+      lanes() ? lanes_ops_->insert_hashes(words_.data(), num_blocks_, hashes) : ops_->insert_hashes(View(), hashes);
   return {};
 }
 
 std::size_t BlockedBloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
                                                     std::span<bool> out) const noexcept {
+  if (lanes()) return lanes_ops_->contains_hashes(words_.data(), num_blocks_, hashes, out.data());
   return ops_->contains_hashes(View(), hashes, out.data());
 }
 
@@ -134,6 +174,10 @@ void BlockedBloomFilter::Clear() noexcept {
 }
 
 Status BlockedBloomFilter::Combine(const BlockedBloomFilter& other, std::string_view operation, internal::WordOp op) {
+  if (layout_ != other.layout_) {
+    return internal::MakeError(ErrorCode::kIncompatible, "cannot ", operation, " blocked filters of ", block_bits(),
+                               "-bit and ", other.block_bits(), "-bit blocks");
+  }
   auto st = internal::CombineWords(operation, "blocked filters", {num_bits(), num_hashes_},
                                    {other.num_bits(), other.num_hashes_}, words_.span(), other.words_.span(), op);
   if (st.ok()) count_ = EstimatedCount();
@@ -157,6 +201,27 @@ double BlockedBloomFilter::FillRatio() const noexcept {
 }
 
 std::uint64_t BlockedBloomFilter::EstimatedCount() const noexcept {
+  if (lanes()) {
+    // Lane j of all blocks is a classic filter of M = 32 * num_blocks bits with one bit
+    // per key: n_j = -M ln(1 - X_j / M). Average the k lanes.
+    std::array<std::uint64_t, 8> lane_bits{};
+    const std::uint64_t* w = words_.data();
+    for (std::uint64_t b = 0; b < num_blocks_; ++b) {
+      for (std::uint64_t i = 0; i < 4; ++i) {
+        const std::uint64_t word = w[b * 4 + i];
+        lane_bits[2 * i] += static_cast<std::uint64_t>(std::popcount(word & 0xffffffffU));
+        lane_bits[2 * i + 1] += static_cast<std::uint64_t>(std::popcount(word >> 32));
+      }
+    }
+    const double m = 32.0 * static_cast<double>(num_blocks_);
+    double sum = 0;
+    for (std::uint32_t j = 0; j < num_hashes_; ++j) {
+      const double x = static_cast<double>(lane_bits[j]);
+      if (x >= m) return std::numeric_limits<std::uint64_t>::max();
+      sum += -m * std::log1p(-x / m);
+    }
+    return static_cast<std::uint64_t>(std::llround(sum / num_hashes_));
+  }
   std::array<std::uint64_t, kWordsPerBlock> lane_bits{};
   const std::uint64_t* w = words_.data();
   for (std::uint64_t b = 0; b < num_blocks_; ++b) {
@@ -188,26 +253,30 @@ std::uint64_t BlockedBloomFilter::EstimateFromLanes(const std::array<std::uint64
 double BlockedBloomFilter::EstimatedFpRate() const noexcept {
   const std::uint64_t n = EstimatedCount();
   if (n == std::numeric_limits<std::uint64_t>::max()) return 1.0;
-  return BlockedFpRate(num_blocks_, static_cast<double>(n), num_hashes_);
+  return lanes() ? Lanes256FpRate(num_blocks_, static_cast<double>(n), num_hashes_)
+                 : BlockedFpRate(num_blocks_, static_cast<double>(n), num_hashes_);
 }
 
 double BlockedBloomFilter::ExpectedFpRate() const noexcept {
-  return BlockedFpRate(num_blocks_, static_cast<double>(capacity_), num_hashes_);
+  return lanes() ? Lanes256FpRate(num_blocks_, static_cast<double>(capacity_), num_hashes_)
+                 : BlockedFpRate(num_blocks_, static_cast<double>(capacity_), num_hashes_);
 }
 
 bool operator==(const BlockedBloomFilter& a, const BlockedBloomFilter& b) noexcept {
-  if (a.num_blocks_ != b.num_blocks_ || a.num_hashes_ != b.num_hashes_ || a.capacity_ != b.capacity_ ||
-      a.count_ != b.count_ || a.fp_rate_ != b.fp_rate_) {
+  if (a.layout_ != b.layout_ || a.num_blocks_ != b.num_blocks_ || a.num_hashes_ != b.num_hashes_ ||
+      a.capacity_ != b.capacity_ || a.count_ != b.count_ || a.fp_rate_ != b.fp_rate_) {
     return false;
   }
   return std::equal(a.words_.span().begin(), a.words_.span().end(), b.words_.span().begin());
 }
 
-// Payload: num_blocks * 8 little-endian words; params[0] = num_blocks,
-// params[1] = num_hashes.
+// Payload: num_blocks * 8 (kLanes256: * 4) little-endian words; params[0] = num_blocks,
+// params[1] = num_hashes, params[2] = layout (0 or 1). kLanes256 files carry hash id 3.
 std::vector<std::byte> BlockedBloomFilter::Serialize(const SaveOptions& options) const {
   FileHeader header;
   header.kind = kKind;
+  header.hash_id = lanes() ? kHashIdXxh3x64 : kHashIdXxh3DoubleHashing;
+  header.params[2] = static_cast<std::uint64_t>(layout_);
   header.capacity = capacity_;
   header.count = count_;
   header.fp_rate = fp_rate_;
@@ -226,24 +295,37 @@ Result<BlockedBloomFilter> BlockedBloomFilter::Deserialize(std::span<const std::
   const FileHeader& h = file->header;
   const std::uint64_t num_blocks = h.params[0];
   const std::uint64_t num_hashes = h.params[1];
+  const std::uint64_t layout_value = h.params[2];
+  if (layout_value > 1) {
+    return MakeError(ErrorCode::kParameterMismatch, "block layout ", layout_value,
+                     " is not 0 (512-bit blocks) or 1 (256-bit blocks)");
+  }
+  const auto layout = static_cast<BlockedLayout>(layout_value);
+  const bool lanes = layout == BlockedLayout::kLanes256;
+  const std::uint16_t hash_id = lanes ? kHashIdXxh3x64 : kHashIdXxh3DoubleHashing;
+  if (h.hash_id != hash_id) {
+    return MakeError(ErrorCode::kUnknownHash, "hash id ", h.hash_id, " does not match block layout ", layout_value,
+                     " (which uses hash id ", hash_id, ")");
+  }
+  const std::uint32_t max_hashes = lanes ? kMaxLanes256NumHashes : kMaxBlockedNumHashes;
+  const std::uint64_t block_bytes = lanes ? 32 : 64;
   if (num_blocks == 0) return MakeError(ErrorCode::kParameterMismatch, "num_blocks is 0");
-  if (num_hashes == 0 || num_hashes > kMaxBlockedNumHashes) {
-    return MakeError(ErrorCode::kParameterMismatch, "num_hashes ", num_hashes, " is not in [1, ", kMaxBlockedNumHashes,
-                     "]");
+  if (num_hashes == 0 || num_hashes > max_hashes) {
+    return MakeError(ErrorCode::kParameterMismatch, "num_hashes ", num_hashes, " is not in [1, ", max_hashes, "]");
   }
   if (h.capacity == 0) return MakeError(ErrorCode::kParameterMismatch, "capacity is 0");
-  for (std::size_t i = 2; i < kNumHeaderParams; ++i) {
+  for (std::size_t i = 3; i < kNumHeaderParams; ++i) {
     if (h.params[i] != 0) return MakeError(ErrorCode::kReservedNonZero, "unused parameter ", i, " is not zero");
   }
   std::uint64_t expected = 0;
-  if (!internal::CheckedMul(num_blocks, 64, &expected) || h.payload_bytes != expected) {
+  if (!internal::CheckedMul(num_blocks, block_bytes, &expected) || h.payload_bytes != expected) {
     return MakeError(ErrorCode::kParameterMismatch, "payload of ", h.payload_bytes, " bytes does not match ",
-                     num_blocks, " blocks of 64 bytes");
+                     num_blocks, " blocks of ", block_bytes, " bytes");
   }
-  WordArray words = WordArray::Allocate(num_blocks * kWordsPerBlock);
+  WordArray words = WordArray::Allocate(expected / 8);
   if (!words.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", expected, " bytes");
   internal::LoadWordsLE(words.span(), file->payload.data());
-  BlockedBloomFilter filter(num_blocks, static_cast<std::uint32_t>(num_hashes), h.capacity, h.fp_rate,
+  BlockedBloomFilter filter(layout, num_blocks, static_cast<std::uint32_t>(num_hashes), h.capacity, h.fp_rate,
                             std::move(words));
   filter.count_ = h.count;
   return filter;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Portable and AVX2 kernels of the blocked filter, and its whole operations
 // (internal/blocked_kernels.h).
 #include "internal/blocked_kernels.h"

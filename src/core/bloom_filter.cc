@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The classic Bloom filter (bloom_filter.h).
 #include "bloomkit/bloom_filter.h"
 
@@ -102,11 +103,7 @@ Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
   return BloomFilter(num_bits, num_hashes, capacity, fp_rate, std::move(words));
 }
 
-Status BloomFilter::Add(std::string_view key) noexcept {
-  AddHashPair(internal::HashKeyInline(key));
-  return {};
-}
-Result<bool> BloomFilter::AddIfAbsent(std::string_view key) noexcept {
+bool BloomFilter::InsertKey(std::string_view key) noexcept {
   return AddHashPair(internal::HashKeyInline(key));
 }
 bool BloomFilter::MayContain(std::string_view key) const noexcept {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small shared pieces: error and kind names, the public hash entry point.
 #include <array>
 #include <string>
@@ -29,6 +30,7 @@ std::string_view ErrorCodeName(ErrorCode code) noexcept {
     case ErrorCode::kIoError: return "io_error";
     case ErrorCode::kFull: return "full";
     case ErrorCode::kUnsupported: return "unsupported";
+    case ErrorCode::kLocked: return "locked";
   }
   return "unknown";
 }
@@ -62,6 +64,9 @@ Result<FilterKind> ParseFilterKind(std::string_view name) {
 
 HashPair HashKey(std::string_view key) noexcept {
   return internal::HashKeyInline(key);
+}
+std::uint64_t HashKey64(std::string_view key) noexcept {
+  return internal::HashKey64Inline(key);
 }
 
 }  // namespace bloomkit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lock-free concurrent forms of the classic and blocked filters (concurrent_bloom_filter.h).
 #include "bloomkit/concurrent_bloom_filter.h"
 
@@ -13,6 +14,7 @@
 #include "internal/codec.h"
 #include "internal/endian.h"
 #include "internal/hash_inline.h"
+#include "internal/message.h"
 
 namespace bloomkit {
 namespace {
@@ -126,11 +128,7 @@ std::vector<std::byte> ConcurrentBloomFilter::Serialize(const SaveOptions& optio
                           filter_.num_hashes(), filter_.words(), options);
 }
 
-Status ConcurrentBloomFilter::Add(std::string_view key) noexcept {
-  AddHashPair(internal::HashKeyInline(key));
-  return {};
-}
-Result<bool> ConcurrentBloomFilter::AddIfAbsent(std::string_view key) noexcept {
+bool ConcurrentBloomFilter::InsertKey(std::string_view key) noexcept {
   return AddHashPair(internal::HashKeyInline(key));
 }
 bool ConcurrentBloomFilter::MayContain(std::string_view key) const noexcept {
@@ -210,17 +208,35 @@ ConcurrentBlockedBloomFilter::ConcurrentBlockedBloomFilter(BlockedBloomFilter fi
   internal::MakeLaneEnable(filter_.num_hashes(), lane_enable_);
 }
 
-Result<ConcurrentBlockedBloomFilter> ConcurrentBlockedBloomFilter::Create(const BloomOptions& options) {
-  auto filter = BlockedBloomFilter::Create(options);
+namespace {
+
+// The concurrent blocked filter implements the 512-bit layout only.
+Result<ConcurrentBlockedBloomFilter> WrapBlocked(Result<BlockedBloomFilter> filter,
+                                                 Result<ConcurrentBlockedBloomFilter> (*make)(BlockedBloomFilter)) {
   if (!filter.ok()) return std::move(filter).error();
-  return ConcurrentBlockedBloomFilter(std::move(filter).value());
+  if (filter->layout() != BlockedLayout::kLines512) {
+    return internal::MakeError(ErrorCode::kUnsupported,
+                               "a concurrent blocked filter needs 512-bit blocks (layout 0), got layout ",
+                               static_cast<int>(filter->layout()));
+  }
+  return make(std::move(filter).value());
+}
+
+}  // namespace
+
+Result<ConcurrentBlockedBloomFilter> ConcurrentBlockedBloomFilter::Create(const BloomOptions& options) {
+  return WrapBlocked(BlockedBloomFilter::Create(options),
+                     [](BlockedBloomFilter f) -> Result<ConcurrentBlockedBloomFilter> {
+                       return ConcurrentBlockedBloomFilter(std::move(f));
+                     });
 }
 
 Result<ConcurrentBlockedBloomFilter> ConcurrentBlockedBloomFilter::Deserialize(std::span<const std::byte> bytes,
                                                                                const LoadOptions& options) {
-  auto filter = BlockedBloomFilter::Deserialize(bytes, options);
-  if (!filter.ok()) return std::move(filter).error();
-  return ConcurrentBlockedBloomFilter(std::move(filter).value());
+  return WrapBlocked(BlockedBloomFilter::Deserialize(bytes, options),
+                     [](BlockedBloomFilter f) -> Result<ConcurrentBlockedBloomFilter> {
+                       return ConcurrentBlockedBloomFilter(std::move(f));
+                     });
 }
 
 std::vector<std::byte> ConcurrentBlockedBloomFilter::Serialize(const SaveOptions& options) const {
@@ -228,11 +244,7 @@ std::vector<std::byte> ConcurrentBlockedBloomFilter::Serialize(const SaveOptions
                           filter_.num_hashes(), filter_.words(), options);
 }
 
-Status ConcurrentBlockedBloomFilter::Add(std::string_view key) noexcept {
-  AddHashPair(internal::HashKeyInline(key));
-  return {};
-}
-Result<bool> ConcurrentBlockedBloomFilter::AddIfAbsent(std::string_view key) noexcept {
+bool ConcurrentBlockedBloomFilter::InsertKey(std::string_view key) noexcept {
   return AddHashPair(internal::HashKeyInline(key));
 }
 bool ConcurrentBlockedBloomFilter::MayContain(std::string_view key) const noexcept {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The counting Bloom filter (counting_bloom_filter.h).
 #include "bloomkit/counting_bloom_filter.h"
 
@@ -93,19 +94,18 @@ void CountingBloomFilter::Set(std::uint64_t index, std::uint32_t value) noexcept
   word = (word & ~mask) | (std::uint64_t{value} << shift);
 }
 
-Status CountingBloomFilter::Add(std::string_view key) noexcept {
+void CountingBloomFilter::InsertKey(std::string_view key) noexcept {
   AddHashPair(internal::HashKeyInline(key));
-  return {};
 }
 
-Result<bool> CountingBloomFilter::AddIfAbsent(std::string_view key) noexcept {
+bool CountingBloomFilter::InsertKeyIfAbsent(std::string_view key) noexcept {
   const HashPair h = internal::HashKeyInline(key);
   if (MayContainHashPair(h)) return false;
   AddHashPair(h);
   return true;
 }
 
-Result<bool> CountingBloomFilter::AddHashIfAbsent(std::uint64_t hash) noexcept {
+bool CountingBloomFilter::InsertHashIfAbsent(std::uint64_t hash) noexcept {
   const HashPair h = ExpandHash(hash);
   if (MayContainHashPair(h)) return false;
   AddHashPair(h);

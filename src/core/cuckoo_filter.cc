@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cuckoo filter (cuckoo_filter.h).
 #include "bloomkit/cuckoo_filter.h"
 
@@ -321,30 +322,76 @@ Status CuckooFilter::Grow() {
   return {};
 }
 
-void CuckooFilter::InsertWithKicks(std::size_t table, std::uint32_t fingerprint, std::uint64_t bucket) noexcept {
+namespace {
+
+// The kick sequence: xorshift64* (state update, then the output multiplier).
+std::uint64_t NextKickState(std::uint64_t x) noexcept {
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  return x;
+}
+
+// The state before NextKickState(x): each xorshift step is undone by folding the shifted
+// value back in until the shift passes 64 bits.
+std::uint64_t PreviousKickState(std::uint64_t x) noexcept {
+  x ^= (x >> 27) ^ (x >> 54);
+  x ^= (x << 25) ^ (x << 50);
+  x ^= (x >> 12) ^ (x >> 24) ^ (x >> 36) ^ (x >> 48) ^ (x >> 60);
+  return x;
+}
+
+constexpr std::uint64_t kKickMultiplier = 0x2545f4914f6cdd1dULL;
+
+}  // namespace
+
+bool CuckooFilter::InsertWithKicks(std::size_t table, std::uint32_t fingerprint, std::uint64_t bucket) noexcept {
   SubFilter& t = filters_[table];
   const Geometry geo = GeometryOf(t, filters_.front().num_buckets);
   Slots slots(t, options_.bucket_size, options_.fingerprint_bits);
   std::uint32_t fp = fingerprint;
   std::uint64_t i = bucket;
-  if (slots.Place(i, fp)) return;
+  if (slots.Place(i, fp)) return true;
   i = AltBucket(i, fp, geo);
   for (std::uint32_t kick = 0; kick < options_.max_kicks; ++kick) {
-    if (slots.Place(i, fp)) return;
+    if (slots.Place(i, fp)) return true;
     // Evict a random resident of bucket i (xorshift64*), take its place, move it on.
-    kick_state_ ^= kick_state_ >> 12;
-    kick_state_ ^= kick_state_ << 25;
-    kick_state_ ^= kick_state_ >> 27;
-    const std::uint64_t r = kick_state_ * 0x2545f4914f6cdd1dULL;
+    kick_state_ = NextKickState(kick_state_);
+    const std::uint64_t r = kick_state_ * kKickMultiplier;
     const std::uint64_t s = i * options_.bucket_size + FastRange64(r, options_.bucket_size);
     const std::uint32_t evicted = slots.Get(s);
     slots.Set(s, fp);
     fp = evicted;
     i = AltBucket(i, fp, geo);
   }
-  if (slots.Place(i, fp)) return;
+  if (slots.Place(i, fp)) return true;
   t.victim_fingerprint = fp;
   t.victim_bucket = i;
+  return false;
+}
+
+// Walks a failed chain of InsertWithKicks back: the homeless fingerprint in the victim
+// slot returns to the slot it was evicted from, whose occupant becomes homeless, and so
+// on, max_kicks times. AltBucket is an involution, so bucket i_k = alt(i_k+1, evicted
+// fingerprint); the slot within it comes from the kick sequence run backwards. The
+// table, the victim slot and the sequence are then exactly as before the chain.
+void CuckooFilter::UndoKicks(std::size_t table) noexcept {
+  SubFilter& t = filters_[table];
+  const Geometry geo = GeometryOf(t, filters_.front().num_buckets);
+  Slots slots(t, options_.bucket_size, options_.fingerprint_bits);
+  std::uint32_t fp = t.victim_fingerprint;
+  std::uint64_t i = t.victim_bucket;
+  for (std::uint32_t kick = 0; kick < options_.max_kicks; ++kick) {
+    i = AltBucket(i, fp, geo);
+    const std::uint64_t r = kick_state_ * kKickMultiplier;
+    kick_state_ = PreviousKickState(kick_state_);
+    const std::uint64_t s = i * options_.bucket_size + FastRange64(r, options_.bucket_size);
+    const std::uint32_t placed = slots.Get(s);
+    slots.Set(s, fp);
+    fp = placed;
+  }
+  t.victim_fingerprint = 0;
+  t.victim_bucket = 0;
 }
 
 Status CuckooFilter::Add(std::string_view key) {
@@ -428,20 +475,31 @@ Status CuckooFilter::AddHashPair(HashPair hash) {
   //    fingerprint a failed chain leaves homeless. A victim from an earlier failure gets
   //    another chain first: removes may have made room.
   SubFilter& last = filters_.back();
-  if (last.victim_fingerprint != 0) {
-    const std::uint32_t victim = last.victim_fingerprint;
-    const std::uint64_t victim_bucket = last.victim_bucket;
+  const std::uint32_t victim = last.victim_fingerprint;
+  const std::uint64_t victim_bucket = last.victim_bucket;
+  bool victim_chain_failed = false;
+  if (victim != 0) {
     last.victim_fingerprint = 0;
     last.victim_bucket = 0;
-    InsertWithKicks(filters_.size() - 1, victim, victim_bucket);
+    victim_chain_failed = !InsertWithKicks(filters_.size() - 1, victim, victim_bucket);
   }
   if (filters_.back().victim_fingerprint == 0) {
     InsertWithKicks(filters_.size() - 1, fp, ProbeOf(hash, fp, filters_.back(), filters_.front().num_buckets).i1);
     ++count_;
     return {};
   }
-  // 3. Full: grow, or report it. Every stored key stays findable either way.
-  if (auto st = Grow(); !st.ok()) return st;
+  // 3. Full: grow, or report it. Every stored key stays findable either way. A failed
+  //    insert leaves every byte as it was: the victim's failed chain is walked back
+  //    (UndoKicks), so that a primary, which replicates only successful writes, and its
+  //    replicas hold identical filters.
+  if (auto st = Grow(); !st.ok()) {
+    if (victim_chain_failed) {
+      UndoKicks(filters_.size() - 1);
+      filters_.back().victim_fingerprint = victim;
+      filters_.back().victim_bucket = victim_bucket;
+    }
+    return st;
+  }
   InsertWithKicks(filters_.size() - 1, fp, ProbeOf(hash, fp, filters_.back(), filters_.front().num_buckets).i1);
   ++count_;
   return {};

@@ -1,4 +1,6 @@
-// File format v1: header codec, checksum, compression and atomic file I/O.
+// SPDX-License-Identifier: Apache-2.0
+// File format v1: the byte codec (header, checksum, compression). File I/O (atomic
+// replace, locking, header-first reads) is in file_io.cc.
 //
 // Header, 128 bytes, little-endian (docs/FORMAT.md has the same table):
 //   off size field
@@ -7,7 +9,8 @@
 //     8    4 format_version (1)
 //    12    4 header_bytes (128)
 //    16    2 kind (FilterKind)
-//    18    2 hash_id (1 = XXH3-128 + enhanced double hashing; 2 = RedisBloom's murmur, kinds 6, 7)
+//    18    2 hash_id (1 = XXH3-128 + enhanced double hashing; 2 = RedisBloom's murmur, kinds 6, 7;
+//              3 = XXH3-64, blocked filters of 256-bit blocks only)
 //    20    4 flags (bit 0: payload is one zstd frame; other bits zero)
 //    24    8 hash_seed (kHashSeed; 0 with hash_id 2)
 //    32    8 capacity
@@ -20,20 +23,12 @@
 //   128      payload, then 8 bytes XXH3-64 of bytes [0, 128 + stored_payload_bytes)
 #include "bloomkit/format.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zstd.h>
 
 #include <bit>
-#include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstring>
-#include <istream>
 #include <limits>
-#include <ostream>
 #include <string>
 
 #include "internal/codec.h"
@@ -85,10 +80,6 @@ void WriteHeader(const FileHeader& h, std::byte* out) {
   for (std::size_t i = 0; i < kNumHeaderParams; ++i) StoreLE<std::uint64_t>(out + kOffParams + 8 * i, h.params[i]);
 }
 
-std::string ErrnoText() {
-  return std::strerror(errno);
-}
-
 }  // namespace
 
 Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
@@ -118,14 +109,19 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
   h.kind = static_cast<FilterKind>(kind);
   h.hash_id = LoadLE<std::uint16_t>(p + kOffHashId);
   h.hash_seed = LoadLE<std::uint64_t>(p + kOffSeed);
+  // Hash id 3 (XXH3-64) is defined only for blocked filters, which check it against
+  // their block layout.
+  const bool known_hash =
+      h.hash_id == kHashIdXxh3DoubleHashing || (h.hash_id == kHashIdXxh3x64 && h.kind == FilterKind::kBlocked);
   if (IsRedisBloomKind(h.kind)) {
     if (h.hash_id != kHashIdRedisBloomMurmur || h.hash_seed != 0) {
       return MakeError(ErrorCode::kUnknownHash, "unknown hash for a ", FilterKindName(h.kind), " filter: id ",
                        h.hash_id, " seed 0x", std::hex, h.hash_seed, " (expected id 2, seed 0)");
     }
-  } else if (h.hash_id != kHashIdXxh3DoubleHashing || h.hash_seed != kHashSeed) {
+  } else if (!known_hash || h.hash_seed != kHashSeed) {
     return MakeError(ErrorCode::kUnknownHash, "unknown hash: id ", h.hash_id, " seed 0x", std::hex, h.hash_seed,
-                     " (this build implements id 1, seed 0x", kHashSeed, ")");
+                     " for a ", FilterKindName(h.kind), " filter (this build implements id 1, and id 3 for blocked",
+                     " filters, seed 0x", kHashSeed, ")");
   }
   h.flags = LoadLE<std::uint32_t>(p + kOffFlags);
   if ((h.flags & ~kKnownFlags) != 0) {
@@ -156,7 +152,12 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
 std::vector<std::byte> EncodeFile(FileHeader header, const std::function<void(std::span<std::byte>)>& write_payload,
                                   const SaveOptions& options) {
   header.format_version = kFormatVersion;
-  header.hash_id = IsRedisBloomKind(header.kind) ? kHashIdRedisBloomMurmur : kHashIdXxh3DoubleHashing;
+  // A blocked filter of 256-bit blocks sets hash id 3; every other filter gets its kind's id.
+  if (IsRedisBloomKind(header.kind)) {
+    header.hash_id = kHashIdRedisBloomMurmur;
+  } else if (header.hash_id != kHashIdXxh3x64) {
+    header.hash_id = kHashIdXxh3DoubleHashing;
+  }
   header.hash_seed = IsRedisBloomKind(header.kind) ? 0 : kHashSeed;
   header.flags = 0;
   const auto raw_bytes = static_cast<std::size_t>(header.payload_bytes);
@@ -243,153 +244,6 @@ Result<FileHeader> InspectBytes(std::span<const std::byte> bytes) {
   auto file = internal::DecodeFile(bytes, header->kind, std::numeric_limits<std::uint64_t>::max());
   if (!file.ok()) return std::move(file).error();
   return file->header;
-}
-
-Result<std::vector<std::byte>> ReadFileBytes(const std::filesystem::path& path, std::uint64_t max_memory_bytes) {
-  using internal::MakeError;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return MakeError(ErrorCode::kIoError, "cannot open: ", internal::ErrnoText());
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return MakeError(ErrorCode::kIoError, "not a regular file");
-  }
-  const auto file_bytes = static_cast<std::uint64_t>(st.st_size);
-  const std::uint64_t limit = max_memory_bytes > std::numeric_limits<std::uint64_t>::max() - 4096
-                                  ? std::numeric_limits<std::uint64_t>::max()
-                                  : max_memory_bytes + kHeaderBytes + kChecksumBytes;
-  if (file_bytes > limit) {
-    ::close(fd);
-    return MakeError(ErrorCode::kTooLarge, "file of ", file_bytes, " bytes is over the memory limit of ",
-                     max_memory_bytes);
-  }
-  std::vector<std::byte> bytes(static_cast<std::size_t>(file_bytes));
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t got = ::read(fd, bytes.data() + done, bytes.size() - done);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      const std::string why = got < 0 ? internal::ErrnoText() : "file shrank while reading";
-      ::close(fd);
-      return MakeError(ErrorCode::kIoError, "read failed: ", why);
-    }
-    done += static_cast<std::size_t>(got);
-  }
-  ::close(fd);
-  return bytes;
-}
-
-namespace {
-
-// Removes the temporary files that saves of the same target left behind when their
-// process died between creating the temporary and the rename (SIGKILL, power loss).
-// A temporary is named `<prefix><pid>.XXXXXX`; only those whose pid is no longer a
-// process on this machine are removed, so a concurrent save is never disturbed. Best
-// effort: errors are ignored, the save has already succeeded.
-void RemoveStaleTemporaries(const std::filesystem::path& dir, std::string_view prefix) noexcept {
-  try {
-    std::error_code ec;
-    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      if (!name.starts_with(prefix)) continue;
-      const std::string_view rest = std::string_view(name).substr(prefix.size());
-      long long pid = 0;
-      const auto [next, err] = std::from_chars(rest.data(), rest.data() + rest.size(), pid);
-      if (err != std::errc() || next == rest.data() || next == rest.data() + rest.size() || *next != '.' || pid <= 0 ||
-          pid > std::numeric_limits<pid_t>::max() || pid == ::getpid()) {
-        continue;
-      }
-      if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
-      ::unlink(it->path().c_str());
-    }
-  } catch (...) {  // allocation failure while listing: leave the leftovers
-  }
-}
-
-}  // namespace
-
-Status WriteFileAtomically(const std::filesystem::path& path, std::span<const std::byte> bytes) {
-  using internal::MakeError;
-  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  // ".<name>.tmp.<pid>.XXXXXX": the pid lets a later save tell a leftover of a killed
-  // save from a concurrent one. Built with append(), not operator+: g++ 12 at -O3
-  // reports a false -Wrestrict there.
-  std::string prefix(".");
-  prefix.append(path.filename().string()).append(".tmp.");
-  std::string name = prefix;
-  name.append(std::to_string(::getpid())).append(".XXXXXX");
-  std::string tmpl = (dir / name).string();
-  const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0)
-    return MakeError(ErrorCode::kIoError, "cannot create a temporary file in ", dir.string(), ": ",
-                     internal::ErrnoText());
-  auto fail = [&](const char* what) {
-    const std::string why = internal::ErrnoText();
-    ::close(fd);
-    ::unlink(tmpl.c_str());
-    return MakeError(ErrorCode::kIoError, what, ": ", why);
-  };
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t put = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) return fail("write failed");
-    done += static_cast<std::size_t>(put);
-  }
-  if (::fchmod(fd, 0644) != 0) return fail("chmod failed");
-  if (::fsync(fd) != 0) return fail("fsync failed");
-  if (::close(fd) != 0) {
-    ::unlink(tmpl.c_str());
-    return MakeError(ErrorCode::kIoError, "close failed: ", internal::ErrnoText());
-  }
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
-    const std::string why = internal::ErrnoText();
-    ::unlink(tmpl.c_str());
-    return MakeError(ErrorCode::kIoError, "rename failed: ", why);
-  }
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {  // make the rename itself durable
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
-  RemoveStaleTemporaries(dir, prefix);
-  return {};
-}
-
-Result<std::vector<std::byte>> ReadStreamBytes(std::istream& in, std::uint64_t max_memory_bytes) {
-  using internal::MakeError;
-  std::vector<std::byte> bytes(kHeaderBytes);
-  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(kHeaderBytes));
-  bytes.resize(static_cast<std::size_t>(in.gcount()));
-  auto header = internal::DecodeHeader(bytes);
-  if (!header.ok()) return std::move(header).error();
-  if (header->stored_payload_bytes > max_memory_bytes) {
-    return MakeError(ErrorCode::kTooLarge, "filter of ", header->stored_payload_bytes,
-                     " bytes is over the memory limit of ", max_memory_bytes);
-  }
-  // Read in chunks, so a header that announces gigabytes costs memory only as the bytes
-  // actually arrive.
-  const std::uint64_t total = kHeaderBytes + header->stored_payload_bytes + kChecksumBytes;
-  constexpr std::uint64_t kChunk = std::uint64_t{1} << 20;
-  while (bytes.size() < total) {
-    const std::size_t have = bytes.size();
-    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, total - have));
-    bytes.resize(have + want);
-    in.read(reinterpret_cast<char*>(bytes.data() + have), static_cast<std::streamsize>(want));
-    const auto got = static_cast<std::size_t>(in.gcount());
-    if (got != want) {
-      return MakeError(ErrorCode::kTruncated, "truncated: stream ended after ", have + got,
-                       " bytes, the header announces ", total);
-    }
-  }
-  return bytes;
-}
-
-Status WriteStreamBytes(std::ostream& out, std::span<const std::byte> bytes) {
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  out.flush();
-  if (!out) return internal::MakeError(ErrorCode::kIoError, "write to stream failed");
-  return {};
 }
 
 }  // namespace bloomkit

@@ -123,6 +123,7 @@ std::uint64_t ModuleTypeId(std::string_view name, int encoding_version) noexcept
 // DumpPayloadReader.
 
 DumpPayloadReader::DumpPayloadReader(DumpPayloadReader&& other) noexcept = default;
+DumpPayloadReader& DumpPayloadReader::operator=(DumpPayloadReader&& other) noexcept = default;
 
 Result<DumpPayloadReader> DumpPayloadReader::Open(std::span<const std::byte> payload, std::uint64_t max_string_bytes) {
   if (payload.size() < 1 + kTrailerBytes) {
@@ -254,7 +255,10 @@ Result<std::span<const std::byte>> DumpPayloadReader::LoadStringBuffer() {
     const std::size_t n = enc == kEncInt8 ? 1 : enc == kEncInt16 ? 2 : 4;
     if (body_.size() - pos_ < n) return Truncated("an integer string");
     std::int64_t v = 0;
-    if (n == 1) v = static_cast<std::int8_t>(std::to_integer<std::uint8_t>(body_[pos_]));
+    if (n == 1) {
+      const auto byte = std::to_integer<std::int64_t>(body_[pos_]);
+      v = byte < 128 ? byte : byte - 256;
+    }
     if (n == 2) v = static_cast<std::int16_t>(LoadLE<std::uint16_t>(body_.data() + pos_));
     if (n == 4) v = static_cast<std::int32_t>(LoadLE<std::uint32_t>(body_.data() + pos_));
     pos_ += n;

@@ -74,16 +74,16 @@ bool IsPow2(std::uint64_t n) noexcept {
 // Hashes.
 
 std::uint32_t RedisBloomMurmurHash2(std::string_view key, std::uint32_t seed) noexcept {
-  constexpr std::uint32_t m = 0x5bd1e995;
+  constexpr std::uint32_t kM = 0x5bd1e995;
   const auto* data = reinterpret_cast<const unsigned char*>(key.data());
   auto len = static_cast<int>(key.size());
   std::uint32_t h = seed ^ static_cast<std::uint32_t>(len);
   while (len >= 4) {
     std::uint32_t k = Load32(data);
-    k *= m;
+    k *= kM;
     k ^= k >> 24;
-    k *= m;
-    h *= m;
+    k *= kM;
+    h *= kM;
     h ^= k;
     data += 4;
     len -= 4;
@@ -93,30 +93,30 @@ std::uint32_t RedisBloomMurmurHash2(std::string_view key, std::uint32_t seed) no
     case 2: h ^= static_cast<std::uint32_t>(data[1]) << 8; [[fallthrough]];
     case 1:
       h ^= data[0];
-      h *= m;
+      h *= kM;
       break;
     default: break;
   }
   h ^= h >> 13;
-  h *= m;
+  h *= kM;
   h ^= h >> 15;
   return h;
 }
 
 std::uint64_t RedisBloomMurmurHash64A(std::string_view key, std::uint64_t seed) noexcept {
-  constexpr std::uint64_t m = 0xc6a4a7935bd1e995ULL;
+  constexpr std::uint64_t kM = 0xc6a4a7935bd1e995ULL;
   const auto* data = reinterpret_cast<const unsigned char*>(key.data());
   const auto len = static_cast<int>(key.size());
-  // RedisBloom multiplies the int length by m: the int converts to uint64 first.
-  std::uint64_t h = seed ^ (static_cast<std::uint64_t>(static_cast<std::int64_t>(len)) * m);
-  const unsigned char* end = data + (len / 8) * 8;
+  // RedisBloom multiplies the int length by kM: the int converts to uint64 first.
+  std::uint64_t h = seed ^ (static_cast<std::uint64_t>(static_cast<std::int64_t>(len)) * kM);
+  const unsigned char* end = data + static_cast<std::ptrdiff_t>(len / 8) * 8;
   for (; data != end; data += 8) {
     std::uint64_t k = Load64(data);
-    k *= m;
+    k *= kM;
     k ^= k >> 47;
-    k *= m;
+    k *= kM;
     h ^= k;
-    h *= m;
+    h *= kM;
   }
   switch (len & 7) {
     case 7: h ^= static_cast<std::uint64_t>(data[6]) << 48; [[fallthrough]];
@@ -127,12 +127,12 @@ std::uint64_t RedisBloomMurmurHash64A(std::string_view key, std::uint64_t seed) 
     case 2: h ^= static_cast<std::uint64_t>(data[1]) << 8; [[fallthrough]];
     case 1:
       h ^= static_cast<std::uint64_t>(data[0]);
-      h *= m;
+      h *= kM;
       break;
     default: break;
   }
   h ^= h >> 47;
-  h *= m;
+  h *= kM;
   h ^= h >> 47;
   return h;
 }

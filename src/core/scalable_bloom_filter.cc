@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scalable Bloom filter (scalable_bloom_filter.h).
 #include "bloomkit/scalable_bloom_filter.h"
 
@@ -98,13 +99,43 @@ void ForEachGroup(std::size_t n, const HashOf& hash_of, const ScalableBloomFilte
 
 }  // namespace
 
+// A new stage uses every bit of the words it occupies: m = 64 * ceil(m_classic / 64),
+// k = round(m / n ln 2). The formula's rate (1 - e^{-kn/m})^k underestimates a small
+// filter (probe collisions, the spread of its fill): a 100-key stage of 1,103 bits at
+// k = 8 measured 0.516% over 400 instances against the 0.500% target, and a default
+// BF.ADD chain (capacity 100, rate 1%, growth 2) grown to 14 stages measured 0.99-1.12%,
+// and 24 such chains of 9 stages 1.055% on average. With the word's spare bits (1,152
+// for that stage: 0.405%) the 24 chains measure 0.942%
+// (scalable_bloom_filter_test, CompoundRateAtDefaultsStaysBelowTarget), in no more
+// memory; RedisBloom's stages use whole words too. The stage keeps its target rate as fp_rate(),
+// which Deserialize checks; files whose stages were sized without the spare bits load
+// and answer as before.
+Result<BloomFilter> ScalableBloomFilter::CreateStage(std::uint64_t capacity, double fp_rate,
+                                                     std::uint64_t max_memory_bytes, bool whole_words) {
+  if (!whole_words)
+    return BloomFilter::Create({.capacity = capacity, .fp_rate = fp_rate, .max_memory_bytes = max_memory_bytes});
+  auto params = CalculateParameters(capacity, fp_rate, FilterKind::kClassic, max_memory_bytes);
+  if (!params.ok()) return std::move(params).error();
+  const std::uint64_t words = params->bytes / 8;
+  const std::uint64_t num_bits = words * 64;
+  if (num_bits > BloomFilter::kMaxNumBits) {
+    return internal::MakeError(ErrorCode::kTooLarge, "num_bits ", num_bits, " is more than the ",
+                               BloomFilter::kMaxNumBits, " a filter can have");
+  }
+  WordArray array = WordArray::Allocate(words);
+  if (!array.ok()) return internal::MakeError(ErrorCode::kTooLarge, "out of memory allocating ", words * 8, " bytes");
+  const std::uint32_t num_hashes = OptimalNumHashes(static_cast<double>(num_bits), static_cast<double>(capacity));
+  return BloomFilter(num_bits, num_hashes, capacity, fp_rate, std::move(array));
+}
+
 ScalableBloomFilter::ScalableBloomFilter(const ScalableOptions& options) noexcept
     : fp_rate_(options.fp_rate),
       tightening_(options.tightening),
       max_memory_bytes_(options.max_memory_bytes),
       growth_(options.growth),
-      max_stages_(options.max_stages & 0x7fffU),  // validated: <= kMaxScalableStages
-      scaling_(options.scaling ? 1U : 0U) {}
+      max_stages_(options.max_stages & 0x3fffU),  // validated: <= kMaxScalableStages
+      scaling_(options.scaling ? 1U : 0U),
+      whole_words_(options.whole_word_stages ? 1U : 0U) {}
 
 ScalableBloomFilter::ScalableBloomFilter(const ScalableBloomFilter& other)
     : fp_rate_(other.fp_rate_),
@@ -112,7 +143,8 @@ ScalableBloomFilter::ScalableBloomFilter(const ScalableBloomFilter& other)
       max_memory_bytes_(other.max_memory_bytes_),
       growth_(other.growth_),
       max_stages_(other.max_stages_),
-      scaling_(other.scaling_) {
+      scaling_(other.scaling_),
+      whole_words_(other.whole_words_) {
   stages_ = AllocateStages(other.num_stages_);
   if (stages_ == nullptr) throw std::bad_alloc();
   for (; num_stages_ < other.num_stages_; ++num_stages_) {
@@ -133,7 +165,8 @@ ScalableBloomFilter::ScalableBloomFilter(ScalableBloomFilter&& other) noexcept
       growth_(other.growth_),
       num_stages_(std::exchange(other.num_stages_, 0)),
       max_stages_(other.max_stages_),
-      scaling_(other.scaling_) {}
+      scaling_(other.scaling_),
+      whole_words_(other.whole_words_) {}
 
 ScalableBloomFilter& ScalableBloomFilter::operator=(ScalableBloomFilter&& other) noexcept {
   if (this != &other) {
@@ -146,6 +179,7 @@ ScalableBloomFilter& ScalableBloomFilter::operator=(ScalableBloomFilter&& other)
     growth_ = other.growth_;
     max_stages_ = other.max_stages_;
     scaling_ = other.scaling_;
+    whole_words_ = other.whole_words_;
   }
   return *this;
 }
@@ -171,7 +205,8 @@ ScalableOptions ScalableBloomFilter::options() const noexcept {
           .tightening = tightening_,
           .scaling = scaling_ != 0,
           .max_stages = max_stages_,
-          .max_memory_bytes = max_memory_bytes_};
+          .max_memory_bytes = max_memory_bytes_,
+          .whole_word_stages = whole_words_ != 0};
 }
 
 Result<StageInfo> ScalableBloomFilter::StageTarget(const ScalableOptions& options, std::uint32_t index) {
@@ -213,8 +248,7 @@ Status ScalableBloomFilter::AddStage(std::uint64_t initial_capacity) {
   if (!target.ok()) return target.error();
   const std::uint64_t used = memory_bytes();
   const std::uint64_t budget = max_memory_bytes_ > used ? max_memory_bytes_ - used : 0;
-  auto stage =
-      BloomFilter::Create({.capacity = target->capacity, .fp_rate = target->fp_rate, .max_memory_bytes = budget});
+  auto stage = CreateStage(target->capacity, target->fp_rate, budget, whole_words_ != 0);
   BloomFilter* grown = stage.ok() ? AllocateStages(num_stages_ + std::size_t{1}) : nullptr;
   if (grown == nullptr) {
     return MakeError(ErrorCode::kTooLarge, "cannot add stage ", num_stages_, " (capacity ", target->capacity,

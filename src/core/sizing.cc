@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sizing formulas (sizing.h).
 #include "bloomkit/sizing.h"
 
@@ -35,8 +36,65 @@ double BlockFpRate(double keys, std::uint32_t k) {
   return rate;
 }
 
+// Rate of one 256-bit block of eight 32-bit lanes holding `keys` keys, one bit per key
+// in each of the k lanes taking part: (1 - (31/32)^i)^k.
+double LaneBlockFpRate(double keys, std::uint32_t k) {
+  if (keys <= 0) return 0.0;
+  return std::pow(1.0 - std::pow(31.0 / 32.0, keys), k);
+}
+
 std::uint64_t CeilDiv(std::uint64_t a, std::uint64_t b) {
   return a / b + (a % b != 0 ? 1 : 0);
+}
+
+// sum_i Poisson(i; n / num_blocks) * block_rate(i, k) over lambda +- 12 sigma.
+template <typename BlockRate>
+double PoissonMixture(std::uint64_t num_blocks, double num_keys, std::uint32_t num_hashes, BlockRate block_rate) {
+  if (num_blocks == 0) return 1.0;
+  if (num_keys <= 0) return 0.0;
+  const double lambda = num_keys / static_cast<double>(num_blocks);
+  const double spread = 12.0 * std::sqrt(lambda) + 20.0;
+  const auto lo = static_cast<std::uint64_t>(std::max(0.0, std::floor(lambda - spread)));
+  const auto hi = static_cast<std::uint64_t>(std::ceil(lambda + spread));
+  const double log_lambda = std::log(lambda);
+  double rate = 0.0;
+  for (std::uint64_t i = lo; i <= hi; ++i) {
+    const double x = static_cast<double>(i);
+    const double pmf = std::exp(-lambda + x * log_lambda - std::lgamma(x + 1.0));
+    rate += pmf * block_rate(x, num_hashes);
+  }
+  return std::min(rate, 1.0);
+}
+
+// The smallest number of blocks, over k = 1..max_k, whose rate(blocks, n, k) <= p;
+// {0, 0} when none fits in max_bits.
+struct BlockedChoice {
+  std::uint64_t blocks = 0;
+  std::uint32_t k = 0;
+};
+template <typename Rate>
+BlockedChoice SearchBlocks(double n, double fp_rate, double block_bits, std::uint32_t max_k, double max_bits,
+                           Rate rate) {
+  const double classic_bits = -n * std::log(fp_rate) / kLn2Squared;
+  BlockedChoice best;
+  for (std::uint32_t k = 1; k <= max_k; ++k) {
+    std::uint64_t lo = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(classic_bits / block_bits * 0.9));
+    std::uint64_t hi = lo;
+    while (rate(hi, n, k) > fp_rate) {
+      if (static_cast<double>(hi) * block_bits > max_bits * 2.0) break;
+      lo = hi;
+      hi *= 2;
+    }
+    if (rate(hi, n, k) > fp_rate) continue;
+    if (rate(lo, n, k) <= fp_rate) hi = lo;
+    while (lo + 1 < hi) {  // invariant: rate(lo) > p >= rate(hi)
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      (rate(mid, n, k) <= fp_rate ? hi : lo) = mid;
+    }
+    if (best.k == 0 || hi < best.blocks) best = {hi, k};
+  }
+  if (best.k == 0 || static_cast<double>(best.blocks) * block_bits > max_bits) return {};
+  return best;
 }
 
 }  // namespace
@@ -82,21 +140,11 @@ double ClassicCapacityAt(double num_bits, std::uint32_t num_hashes, double fp_ra
 }
 
 double BlockedFpRate(std::uint64_t num_blocks, double num_keys, std::uint32_t num_hashes) noexcept {
-  if (num_blocks == 0) return 1.0;
-  if (num_keys <= 0) return 0.0;
-  // Keys per block ~ Poisson(lambda); sum the block rate over lambda +- 12 sigma.
-  const double lambda = num_keys / static_cast<double>(num_blocks);
-  const double spread = 12.0 * std::sqrt(lambda) + 20.0;
-  const auto lo = static_cast<std::uint64_t>(std::max(0.0, std::floor(lambda - spread)));
-  const auto hi = static_cast<std::uint64_t>(std::ceil(lambda + spread));
-  const double log_lambda = std::log(lambda);
-  double rate = 0.0;
-  for (std::uint64_t i = lo; i <= hi; ++i) {
-    const double x = static_cast<double>(i);
-    const double pmf = std::exp(-lambda + x * log_lambda - std::lgamma(x + 1.0));
-    rate += pmf * BlockFpRate(x, num_hashes);
-  }
-  return std::min(rate, 1.0);
+  return PoissonMixture(num_blocks, num_keys, num_hashes, BlockFpRate);
+}
+
+double Lanes256FpRate(std::uint64_t num_blocks, double num_keys, std::uint32_t num_hashes) noexcept {
+  return PoissonMixture(num_blocks, num_keys, num_hashes, LaneBlockFpRate);
 }
 
 Result<FilterParameters> CalculateParameters(std::uint64_t capacity, double fp_rate, FilterKind kind,
@@ -136,36 +184,15 @@ Result<FilterParameters> CalculateParameters(std::uint64_t capacity, double fp_r
     }
     case FilterKind::kBlocked: {
       // The smallest number of blocks, over k = 1..16, whose Poisson-mixture rate <= p.
-      const double classic_bits = -n * std::log(fp_rate) / kLn2Squared;
-      std::uint64_t best_blocks = 0;
-      std::uint32_t best_k = 0;
-      for (std::uint32_t k = 1; k <= kMaxBlockedNumHashes; ++k) {
-        std::uint64_t lo = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(classic_bits / 512.0 * 0.9));
-        std::uint64_t hi = lo;
-        while (BlockedFpRate(hi, n, k) > fp_rate) {
-          if (static_cast<double>(hi) * 512.0 > max_bits * 2.0) break;
-          lo = hi;
-          hi *= 2;
-        }
-        if (BlockedFpRate(hi, n, k) > fp_rate) continue;
-        if (BlockedFpRate(lo, n, k) <= fp_rate) hi = lo;
-        while (lo + 1 < hi) {  // invariant: rate(lo) > p >= rate(hi)
-          const std::uint64_t mid = lo + (hi - lo) / 2;
-          (BlockedFpRate(mid, n, k) <= fp_rate ? hi : lo) = mid;
-        }
-        if (best_k == 0 || hi < best_blocks) {
-          best_blocks = hi;
-          best_k = k;
-        }
-      }
-      if (best_k == 0 || static_cast<double>(best_blocks) * 512.0 > max_bits) {
+      const BlockedChoice best = SearchBlocks(n, fp_rate, 512.0, kMaxBlockedNumHashes, max_bits, BlockedFpRate);
+      if (best.k == 0) {
         return MakeError(ErrorCode::kTooLarge, "capacity ", capacity, " at error rate ", fp_rate,
                          " needs more than the memory limit of ", max_memory_bytes, " bytes as a blocked filter");
       }
-      out.num_hashes = best_k;
-      out.num_bits = best_blocks * 512;
-      out.bytes = best_blocks * kWordsPerBlock * 8;
-      out.expected_fp_rate = BlockedFpRate(best_blocks, n, best_k);
+      out.num_hashes = best.k;
+      out.num_bits = best.blocks * 512;
+      out.bytes = best.blocks * kWordsPerBlock * 8;
+      out.expected_fp_rate = BlockedFpRate(best.blocks, n, best.k);
       break;
     }
     case FilterKind::kCuckoo: {
@@ -184,6 +211,38 @@ Result<FilterParameters> CalculateParameters(std::uint64_t capacity, double fp_r
       return MakeError(ErrorCode::kUnsupported, FilterKindName(kind),
                        " filters size themselves as RedisBloom does (redisbloom.h)");
   }
+  out.bits_per_key = static_cast<double>(out.num_bits) / n;
+  return out;
+}
+
+Result<FilterParameters> CalculateBlockedParameters(std::uint64_t capacity, double fp_rate, BlockedLayout layout,
+                                                    std::uint64_t max_memory_bytes) {
+  using internal::MakeError;
+  if (layout == BlockedLayout::kLines512) {
+    return CalculateParameters(capacity, fp_rate, FilterKind::kBlocked, max_memory_bytes);
+  }
+  if (layout != BlockedLayout::kLanes256) {
+    return MakeError(ErrorCode::kInvalidArgument, "blocked layout ", static_cast<int>(layout),
+                     " is not 0 (512-bit blocks) or 1 (256-bit blocks)");
+  }
+  if (capacity == 0) return MakeError(ErrorCode::kInvalidArgument, "capacity must be at least 1, got 0");
+  if (auto st = ValidateFpRate(fp_rate); !st.ok()) return st.error();
+  const double n = static_cast<double>(capacity);
+  const BlockedChoice best = SearchBlocks(n, fp_rate, 256.0, kMaxLanes256NumHashes,
+                                          static_cast<double>(max_memory_bytes) * 8.0, Lanes256FpRate);
+  if (best.k == 0) {
+    return MakeError(ErrorCode::kTooLarge, "capacity ", capacity, " at error rate ", fp_rate,
+                     " needs more than the memory limit of ", max_memory_bytes,
+                     " bytes as a blocked filter of 256-bit blocks");
+  }
+  FilterParameters out;
+  out.kind = FilterKind::kBlocked;
+  out.capacity = capacity;
+  out.fp_rate = fp_rate;
+  out.num_hashes = best.k;
+  out.num_bits = best.blocks * 256;
+  out.bytes = best.blocks * 32;
+  out.expected_fp_rate = Lanes256FpRate(best.blocks, n, best.k);
   out.bits_per_key = static_cast<double>(out.num_bits) / n;
   return out;
 }

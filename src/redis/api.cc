@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The function table of redismodule_api.h, filled at RedisModule_OnLoad.
 #include <cstring>
 

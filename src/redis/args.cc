@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Argument parsing of bloomkit.so (args.h).
 #include "args.h"
 

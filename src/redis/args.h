@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Argument parsing of bloomkit.so: module arguments and every command's options, as
 // plain functions over byte strings. Nothing here needs a running Redis, so the rules
 // are unit-tested (tests/integration/redis/args_test.cc) and can be fuzzed.

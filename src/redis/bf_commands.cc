@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BF.*: RedisBloom's Bloom filter commands on bloomkit::ScalableBloomFilter, plus
 // BF.MERGE. Reply shapes follow RedisBloom 2.8: booleans (integers under RESP2) for
 // ADD/EXISTS and their multi forms, a map (flat array under RESP2) for INFO.
@@ -144,15 +145,15 @@ Status InsertCommon(Command& cmd, const BfCreateArgs& create, bool autocreate, s
   return {};
 }
 
-BfCreateArgs Defaults() {
+}  // namespace
+
+BfCreateArgs BfDefaultCreateArgs() {
   BfCreateArgs args;
   args.error_rate = Config().error_rate;
   args.capacity = Config().initial_size;
   args.expansion = Config().expansion;
   return args;
 }
-
-}  // namespace
 
 Status BfReserve(Command& cmd) {
   if (cmd.argc() < 4 || cmd.argc() > 7) return cmd.WrongArity(), Status();
@@ -164,12 +165,12 @@ Status BfReserve(Command& cmd) {
 
 Status BfAdd(Command& cmd) {
   if (cmd.argc() != 3) return cmd.WrongArity(), Status();
-  return InsertCommon(cmd, Defaults(), /*autocreate=*/true, 2, /*multi=*/false);
+  return InsertCommon(cmd, BfDefaultCreateArgs(), /*autocreate=*/true, 2, /*multi=*/false);
 }
 
 Status BfMadd(Command& cmd) {
   if (cmd.argc() < 3) return cmd.WrongArity(), Status();
-  return InsertCommon(cmd, Defaults(), /*autocreate=*/true, 2, /*multi=*/true);
+  return InsertCommon(cmd, BfDefaultCreateArgs(), /*autocreate=*/true, 2, /*multi=*/true);
 }
 
 Status BfInsert(Command& cmd) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CBF.*: a counting Bloom filter family (bloomkit::CountingBloomFilter) for sets that
 // need deletion with Bloom-filter semantics. Not in RedisBloom; the shapes mirror BF.*:
 //

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // CF.*: RedisBloom's cuckoo filter commands on bloomkit::CuckooFilter. Replies follow
 // RedisBloom 2.8: booleans (integers under RESP2) for ADD, ADDNX, EXISTS, MEXISTS, DEL
 // and INSERT; integers for INSERTNX (1 added, 0 present, -1 full) and COUNT; a map for
 // INFO. Differences (bucket sizes 2/4/8 only, configurable fingerprint width) are in
 // docs/REDIS.md.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commands.h"
@@ -200,24 +202,33 @@ Status CfInfo(Command& cmd) {
   const auto found = Find<CfFamily>(key);
   if (auto s = RequireReady(found); !s.ok()) return s;
   const CuckooFilter& f = found.value->filter;
-  cmd.Map(8);
-  cmd.SimpleString("Size");
-  cmd.Int(static_cast<long long>(ValueMemory<CfFamily>(*found.value)));
-  cmd.SimpleString("Number of buckets");
-  cmd.Int(static_cast<long long>(f.num_buckets()));
-  cmd.SimpleString("Number of filters");
-  cmd.Int(static_cast<long long>(f.num_stages()));
-  cmd.SimpleString("Number of items inserted");
-  cmd.Int(static_cast<long long>(f.count()));
-  cmd.SimpleString("Number of items deleted");
-  cmd.Int(static_cast<long long>(f.num_deletes()));
-  cmd.SimpleString("Bucket size");
-  cmd.Int(static_cast<long long>(f.bucket_size()));
-  cmd.SimpleString("Expansion rate");
-  cmd.Int(static_cast<long long>(f.expansion()));
-  cmd.SimpleString("Max iterations");
-  cmd.Int(static_cast<long long>(f.max_kicks()));
+  ReplyCfInfo(cmd, {.size = ValueMemory<CfFamily>(*found.value),
+                    .num_buckets = f.num_buckets(),
+                    .num_filters = f.num_stages(),
+                    .inserted = f.count(),
+                    .deleted = f.num_deletes(),
+                    .bucket_size = f.bucket_size(),
+                    .expansion = f.expansion(),
+                    .max_iterations = f.max_kicks()});
   return {};
+}
+
+void ReplyCfInfo(Command& cmd, const CfInfoFields& info) {
+  const std::pair<const char*, std::uint64_t> fields[] = {
+      {"Size", info.size},
+      {"Number of buckets", info.num_buckets},
+      {"Number of filters", info.num_filters},
+      {"Number of items inserted", info.inserted},
+      {"Number of items deleted", info.deleted},
+      {"Bucket size", info.bucket_size},
+      {"Expansion rate", info.expansion},
+      {"Max iterations", info.max_iterations},
+  };
+  cmd.Map(8);
+  for (const auto& [name, value] : fields) {
+    cmd.SimpleString(name);
+    cmd.Int(static_cast<long long>(value));
+  }
 }
 
 Status CfScanDump(Command& cmd) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command plumbing of bloomkit.so: one wrapper that runs every handler, catches
 // every exception and turns a returned Error into an error reply, plus small RAII and
 // reply helpers. Handlers are `Status Handler(Command&)`: they either reply and return
@@ -31,6 +32,16 @@ inline Error ReplyError(std::string_view text, std::string_view detail) {
 }
 // The reply text for an error of the core library (creating, growing, loading a filter).
 Error CoreError(const Error& error);
+
+// maxmemory (module.cc): Dispatch brackets every command with Begin/EndCommand. While a
+// client's command runs on a server with maxmemory, filter allocations of 64 KiB or
+// more that would take used_memory past it are refused; AllocationRefusal() is then the
+// OOM reply text (empty otherwise). CheckMemoryFor does the same check for memory that
+// is about to be allocated outside the filter allocator (LOADCHUNK's pending bytes).
+void BeginCommand(RedisModuleCtx* ctx) noexcept;
+void EndCommand() noexcept;
+const std::string& AllocationRefusal() noexcept;
+Status CheckMemoryFor(std::uint64_t bytes);
 
 class Command {
  public:
@@ -132,19 +143,24 @@ template <Handler kHandler>
 int Dispatch(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) noexcept {
   Command cmd(ctx, argv, argc);
   std::string failure;
+  BeginCommand(ctx);
   try {
     Status status = kHandler(cmd);
+    EndCommand();
     if (status.ok()) return kOk;
     failure = status.error().message();
   } catch (const std::bad_alloc&) {
-    failure = reply::kOutOfMemory;
+    EndCommand();
+    failure = AllocationRefusal().empty() ? std::string(reply::kOutOfMemory) : AllocationRefusal();
   } catch (const std::exception& e) {
+    EndCommand();
     try {
       failure = std::string(reply::kInternal) + ": " + e.what();
     } catch (...) {
       failure = reply::kInternal;
     }
   } catch (...) {
+    EndCommand();
     failure = reply::kInternal;
   }
   if (!cmd.replied()) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SCANDUMP / LOADCHUNK chunking (dump.h).
 #include "dump.h"
 
@@ -37,6 +38,20 @@ Result<std::optional<DumpChunk>> NextDumpChunk(std::int64_t iterator, std::uint6
   return std::optional<DumpChunk>(DumpChunk{next, length, static_cast<std::int64_t>(next + 1)});
 }
 
+Status RequireUncompressed(const FileHeader& header) {
+  if ((header.flags & kFlagZstdPayload) != 0) {
+    return DumpError(reply::kChunkBadHeader,
+                     "the payload is zstd-compressed; bloomkit.so writes and accepts only uncompressed dumps");
+  }
+  return {};
+}
+
+Status RequireUncompressedDump(std::span<const std::byte> bytes) {
+  auto header = internal::DecodeHeader(bytes);
+  if (!header.ok()) return {};
+  return RequireUncompressed(header.value());
+}
+
 Result<std::uint64_t> ValidateDumpHeader(std::span<const std::byte> header, FilterKind kind,
                                          std::uint64_t max_filter_bytes) {
   if (header.size() != kDumpHeaderBytes) {
@@ -46,6 +61,7 @@ Result<std::uint64_t> ValidateDumpHeader(std::span<const std::byte> header, Filt
   auto decoded = internal::DecodeHeader(header);
   if (!decoded.ok()) return DumpError(reply::kChunkBadHeader, decoded.error().message());
   const FileHeader& h = decoded.value();
+  if (auto plain = RequireUncompressed(h); !plain.ok()) return plain.error();
   if (h.kind != kind) {
     return DumpError(reply::kChunkBadHeader, "a " + std::string(FilterKindName(h.kind)) + " filter, not a " +
                                                  std::string(FilterKindName(kind)) + " one");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SCANDUMP / LOADCHUNK: a filter's serialized bytes (bloomkit file format v1,
 // docs/FORMAT.md) cut into chunks, as plain functions (no Redis needed).
 //
@@ -20,6 +21,7 @@
 #include <span>
 #include <vector>
 
+#include "bloomkit/format.h"
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
 
@@ -41,6 +43,14 @@ struct DumpChunk {
 // that names no chunk start of a `total_bytes` dump cut at `chunk_bytes`.
 Result<std::optional<DumpChunk>> NextDumpChunk(std::int64_t iterator, std::uint64_t total_bytes,
                                                std::uint64_t chunk_bytes);
+
+// The module never writes a compressed value, so it accepts none: a 26-byte zstd
+// frame in RESTORE or LOADCHUNK could claim hundreds of MiB and block the server while
+// it decompresses. An error (kChunkBadHeader) when `header` announces compression.
+Status RequireUncompressed(const FileHeader& header);
+// The same for complete dump bytes (RESTORE, RDB): an error if their header announces
+// compression. Other header faults are left to Deserialize.
+Status RequireUncompressedDump(std::span<const std::byte> bytes);
 
 // Validates the first chunk of a dump for a filter of `kind` and returns the total
 // length of the serialized bytes it announces (header + payload + checksum).

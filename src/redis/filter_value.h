@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The value stored in a Redis key for each filter family, and everything generic over
 // families: the data type callbacks (RDB save/load, AOF rewrite, MEMORY USAGE, free,
 // DEBUG DIGEST-VALUE, COPY) and the SCANDUMP / LOADCHUNK commands.
@@ -220,6 +221,7 @@ Status ScanDump(Command& cmd) {
 // Builds the filter from complete dump bytes; the error is the reply.
 template <typename Family>
 Result<typename Family::Filter> BuildFromDump(std::span<const std::byte> bytes) {
+  if (auto plain = RequireUncompressedDump(bytes); !plain.ok()) return plain.error();
   LoadOptions options;
   options.max_memory_bytes = Config().max_filter_bytes;
   auto filter = Family::Filter::Deserialize(bytes, options);
@@ -267,6 +269,7 @@ Status LoadChunk(Command& cmd) {
     if (found.value != nullptr) return ReplyError(reply::kItemExists);
     auto total = ValidateDumpHeader(data, Filter::kKind, Config().max_filter_bytes);
     if (!total.ok()) return std::move(total).error();
+    if (auto room = CheckMemoryFor(total.value()); !room.ok()) return room;
     auto* value = NewValue<Filter>(PendingDump(total.value(), data));
     if (rm.ModuleTypeSetValue(key.get(), Family::type, value) != kOk) {
       DeleteValue(value);

@@ -174,14 +174,6 @@ Status RbBfReserve(Command& cmd, const OpenKey& key, Held held) {
   return {};
 }
 
-BfCreateArgs BfDefaults() {
-  BfCreateArgs args;
-  args.error_rate = Config().error_rate;
-  args.capacity = Config().initial_size;
-  args.expansion = Config().expansion;
-  return args;
-}
-
 // BF.ADD / BF.MADD / BF.INSERT after parsing. Items are added in order; the first that
 // fails (a full NONSCALING chain) ends the reply with its error, as in RedisBloom.
 Status RbBfAddItems(Command& cmd, const OpenKey& key, Held held, const BfCreateArgs& create, bool autocreate,
@@ -227,12 +219,12 @@ Status RbBfAddItems(Command& cmd, const OpenKey& key, Held held, const BfCreateA
 
 Status RbBfAdd(Command& cmd, const OpenKey& key, Held held) {
   if (cmd.argc() != 3) return cmd.WrongArity(), Status();
-  return RbBfAddItems(cmd, key, held, BfDefaults(), /*autocreate=*/true, 2, /*multi=*/false);
+  return RbBfAddItems(cmd, key, held, BfDefaultCreateArgs(), /*autocreate=*/true, 2, /*multi=*/false);
 }
 
 Status RbBfMadd(Command& cmd, const OpenKey& key, Held held) {
   if (cmd.argc() < 3) return cmd.WrongArity(), Status();
-  return RbBfAddItems(cmd, key, held, BfDefaults(), /*autocreate=*/true, 2, /*multi=*/true);
+  return RbBfAddItems(cmd, key, held, BfDefaultCreateArgs(), /*autocreate=*/true, 2, /*multi=*/true);
 }
 
 Status RbBfInsert(Command& cmd, const OpenKey& key, Held held) {
@@ -633,23 +625,14 @@ Status RbCfInfo(Command& cmd, const OpenKey& key, Held held) {
   if (cmd.argc() != 2) return cmd.WrongArity(), Status();
   if (held != Held::kRedisBloom) return KeyError(held);
   const RedisCuckooFilter& f = Cuckoo(key);
-  cmd.Map(8);
-  cmd.SimpleString("Size");
-  cmd.Int(static_cast<long long>(f.redisbloom_size()));
-  cmd.SimpleString("Number of buckets");
-  cmd.Int(static_cast<long long>(f.num_buckets()));
-  cmd.SimpleString("Number of filters");
-  cmd.Int(static_cast<long long>(f.num_filters()));
-  cmd.SimpleString("Number of items inserted");
-  cmd.Int(static_cast<long long>(f.count()));
-  cmd.SimpleString("Number of items deleted");
-  cmd.Int(static_cast<long long>(f.num_deletes()));
-  cmd.SimpleString("Bucket size");
-  cmd.Int(static_cast<long long>(f.bucket_size()));
-  cmd.SimpleString("Expansion rate");
-  cmd.Int(static_cast<long long>(f.expansion()));
-  cmd.SimpleString("Max iterations");
-  cmd.Int(static_cast<long long>(f.max_iterations()));
+  ReplyCfInfo(cmd, {.size = f.redisbloom_size(),
+                    .num_buckets = f.num_buckets(),
+                    .num_filters = f.num_filters(),
+                    .inserted = f.count(),
+                    .deleted = f.num_deletes(),
+                    .bucket_size = f.bucket_size(),
+                    .expansion = f.expansion(),
+                    .max_iterations = f.max_iterations()});
   return {};
 }
 

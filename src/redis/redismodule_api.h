@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The subset of the Redis modules API that bloomkit.so uses, declared from the modules
 // API reference (https://redis.io/docs/reference/modules/modules-api-ref/).
 //
@@ -25,6 +26,7 @@ typedef struct RedisModuleDigest RedisModuleDigest;
 typedef struct RedisModuleCommand RedisModuleCommand;
 typedef struct RedisModuleDefragCtx RedisModuleDefragCtx;
 typedef struct RedisModuleKeyOptCtx RedisModuleKeyOptCtx;
+typedef struct RedisModuleServerInfoData RedisModuleServerInfoData;
 
 typedef int (*RedisModuleCmdFunc)(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 
@@ -146,6 +148,9 @@ inline constexpr int kKeyTypeModule = 6;  // REDISMODULE_KEYTYPE_MODULE
 
 inline constexpr long kPostponedLen = -1;  // REDISMODULE_POSTPONED_LEN
 
+inline constexpr int kCtxFlagsMaxmemory = 1 << 8;      // REDISMODULE_CTX_FLAGS_MAXMEMORY (set)
+inline constexpr int kCtxFlagsReplicated = 1 << 12;    // REDISMODULE_CTX_FLAGS_REPLICATED
+inline constexpr int kCtxFlagsLoading = 1 << 13;       // REDISMODULE_CTX_FLAGS_LOADING
 inline constexpr int kCtxFlagsResp3 = 1 << 22;         // REDISMODULE_CTX_FLAGS_RESP3
 inline constexpr int kOptionsHandleIoErrors = 1 << 0;  // REDISMODULE_OPTIONS_HANDLE_IO_ERRORS
 
@@ -161,6 +166,7 @@ inline constexpr uint64_t kKeyInsert = 1ULL << 6;
 #define BLOOMKIT_REDIS_API_FUNCTIONS(X)                                                                      \
   X(void*, Alloc, (size_t bytes), true)                                                                      \
   X(void*, TryAlloc, (size_t bytes), false)                                                                  \
+  X(void*, TryCalloc, (size_t count, size_t bytes), false)                                                   \
   X(void, Free, (void* ptr), true)                                                                           \
   X(int, CreateCommand,                                                                                      \
     (RedisModuleCtx * ctx, const char* name, RedisModuleCmdFunc cmdfunc, const char* strflags, int firstkey, \
@@ -209,7 +215,11 @@ inline constexpr uint64_t kKeyInsert = 1ULL << 6;
   X(void, Log, (RedisModuleCtx * ctx, const char* level, const char* fmt, ...), true)                        \
   X(void, LogIOError, (RedisModuleIO * io, const char* level, const char* fmt, ...), true)                   \
   X(RedisModuleCommand*, GetCommand, (RedisModuleCtx * ctx, const char* name), false)                        \
-  X(int, SetCommandInfo, (RedisModuleCommand * command, const RedisModuleCommandInfo* info), false)
+  X(int, SetCommandInfo, (RedisModuleCommand * command, const RedisModuleCommandInfo* info), false)          \
+  X(RedisModuleServerInfoData*, GetServerInfo, (RedisModuleCtx * ctx, const char* section), false)           \
+  X(unsigned long long, ServerInfoGetFieldUnsigned,                                                          \
+    (RedisModuleServerInfoData * data, const char* field, int* out_err), false)                              \
+  X(void, FreeServerInfo, (RedisModuleCtx * ctx, RedisModuleServerInfoData * data), false)
 
 // The looked-up functions: rm.OpenKey(ctx, name, kRead), ...
 struct Api {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every reply text of bloomkit.so in one table. Where RedisBloom 2.8 has a text for the
 // same condition, ours is the same, byte for byte, because clients match on them
 // (redis-py, go-redis and Jedis tests check "item exists", "not found", "non scaling
@@ -80,6 +81,8 @@ inline constexpr std::string_view kRbBadChunk = "ERR invalid chunk";
 // Generic.
 inline constexpr std::string_view kTooLarge = "ERR filter too large";
 inline constexpr std::string_view kOutOfMemory = "ERR out of memory";
+// Redis' own text for a command refused under maxmemory, then the sizes.
+inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'";
 inline constexpr std::string_view kInternal = "ERR internal error";
 inline constexpr std::string_view kOk = "OK";
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ConcurrentBloomFilter and ConcurrentBlockedBloomFilter from several threads: writers
 // add disjoint key sets while readers query, with no lock. Afterwards every added key
 // is reported (zero false negatives), and while running, every key a writer has

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synchronized<Filter> from several threads: writers add (and, for kinds that can,
 // remove) disjoint key sets while readers query under the shared lock. Afterwards
 // every key still added is reported. Under ThreadSanitizer this also checks that the

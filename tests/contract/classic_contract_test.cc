@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The filter contract (filter_contract.h) for the classic BloomFilter.
 #include "bloomkit/bloom_filter.h"
 #include "contract/filter_contract.h"

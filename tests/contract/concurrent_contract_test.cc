@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The filter contract (filter_contract.h) for ConcurrentBloomFilter and
 // ConcurrentBlockedBloomFilter, used from one thread: the same answers and files as
 // the single-threaded kinds (the threaded tests are in tests/concurrency/).
@@ -17,6 +18,7 @@ struct ConcurrentClassicTraits : DefaultFilterTraits<bloomkit::ConcurrentBloomFi
 
 struct ConcurrentBlockedTraits : DefaultFilterTraits<bloomkit::ConcurrentBlockedBloomFilter> {
   static constexpr std::string_view kName = "concurrent blocked";
+  static constexpr std::size_t kUsedParams = 3;  // num_blocks, num_hashes, block layout
   static bloomkit::Result<Filter> Make(std::uint64_t capacity, double fp_rate) {
     return Filter::Create({.capacity = capacity, .fp_rate = fp_rate});
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The filter contract (filter_contract.h) for the CountingBloomFilter, with 4-bit and
 // 8-bit counters.
 #include "bloomkit/counting_bloom_filter.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The filter contract (filter_contract.h) for the CuckooFilter with 2, 4 and 8 slots
 // per bucket (fingerprint bits chosen from the rate, as Create does by default).
 #include "bloomkit/cuckoo_filter.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The filter contract (filter_contract.h) for the ScalableBloomFilter. Make(n, p) is a
 // chain whose first stage holds n keys; the contract's tests stay within it, and
 // scalable_bloom_filter_test.cc covers growth.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by bloomkit's unit, contract and golden tests: deterministic keys,
 // the file header's byte layout (as docs/FORMAT.md states it, written out here on
 // purpose so that a change to the writer is caught), checksum repair for crafted

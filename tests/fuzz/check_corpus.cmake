@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates the seed corpus in a scratch directory and compares it with the
 # checked-in one, file by file; also fails if a fuzz target has no seeds.
 #   cmake -DGENERATOR=fuzz_make_corpus -DCORPUS=tests/fuzz/corpus -DTARGETS="a;b" -P check_corpus.cmake

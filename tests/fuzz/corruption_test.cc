@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every single-bit flip and every truncation of a small saved filter of each kind is
 // detected: Deserialize, InspectBytes (what `bloomkit info` runs) and LoadFile all
 // reject it with an error that says why. The contract suite (tests/contract) flips

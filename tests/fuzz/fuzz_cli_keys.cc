@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the CLI's key reader (src/cli/key_reader.h), fed through pipes in
 // pieces so that records straddle read(2) calls.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the CLI's number parser (src/cli/numbers.h): counts, byte sizes
 // and rates as typed on the command line.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Splits a fuzz input into the fields a target needs, the same way for the libFuzzer
 // binary, the replay runner and the corpus generator (which writes seeds with
 // FuzzInputWriter, so every seed decodes to the valid input it was built from).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the file-format loader of one filter kind (BLOOMKIT_FUZZ_FILTER).
 //
 // Properties checked on every input:

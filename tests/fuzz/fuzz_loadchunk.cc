@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: a sequence of LOADCHUNK commands against one key of the module,
 // through the module's own chunk checks (redis_dump_model.h).
 //

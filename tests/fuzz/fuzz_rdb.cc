@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the module's rdb_load of one value (also what RESTORE runs), with
 // the value's fields taken from the input (redis_dump_model.h).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the module's argument parsing (src/redis/args.h), as each command
 // handler calls it after its arity check.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes the seed corpora of the fuzz targets: valid inputs of every parser.
 //   filters (classic, blocked, counting, scalable, cuckoo): small valid files of each
 //     kind, raw and compressed, empty and filled;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state machine of the module's LOADCHUNK and rdb_load (src/redis/filter_value.h),
 // rebuilt from the Redis-free functions they call (src/redis/dump.h, args.h and each
 // kind's Deserialize), so that the fuzz targets drive the same checks in the same order
@@ -105,6 +106,11 @@ class KeyModel {
 
  private:
   static bloomkit::Result<Filter> Build(std::span<const std::byte> bytes) {
+    // As BuildFromDump: a compressed dump is refused before it is decoded.
+    if (auto plain = bloomkit::redis::RequireUncompressedDump(bytes); !plain.ok()) {
+      BLOOMKIT_FUZZ_CHECK((bytes[20] & std::byte{1}) != std::byte{0});
+      return plain.error();
+    }
     bloomkit::LoadOptions options;
     options.max_memory_bytes = kModelMaxFilterBytes;
     return Filter::Deserialize(bytes, options);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a libFuzzer target over files and directories without libFuzzer, so that every
 // corpus file is replayed by ordinary ctest runs (as simdjson does).
 //   fuzz_replay_classic tests/fuzz/corpus/classic

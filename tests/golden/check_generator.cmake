@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Runs the golden generator into OUT_DIR and compares every file with DATA_DIR.
 # Compressed files are compared too: CI runs on the zstd release they were made with.
 file(REMOVE_RECURSE "${OUT_DIR}")

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recipes of the golden files in data/: how each checked-in filter was built.
 // make_golden.cc writes them; golden_test.cc rebuilds them and compares byte for byte,
 // so a change to hashing, sizing, the bit layout or the file format fails a test.
@@ -121,6 +122,22 @@ inline const std::vector<Recipe>& Recipes() {
       {"blocked_k16.bkf", "blocked, 8 blocks and 16 hashes (two bits in every lane), key:0..key:99",
        FilterKind::kBlocked, false, KeyForm::kStrings, 100,
        [] { return WithKeys<BlockedBloomFilter>({.num_bits = 4096, .num_hashes = 16}, 100, false); }},
+      // Blocked filters of 256-bit blocks (layout 1, hash id 3: XXH3-64).
+      {"blocked256_500.bkf", "blocked, 256-bit blocks, capacity 1000 at 1%, key:0..key:499: XXH3-64, lanes",
+       FilterKind::kBlocked, false, KeyForm::kStrings, 500,
+       [] {
+         return WithKeys<BlockedBloomFilter>(
+             {.capacity = 1000, .fp_rate = 0.01, .blocked_layout = bloomkit::BlockedLayout::kLanes256}, 500, false);
+       }},
+      {"blocked256_k5_hashes.bkf",
+       "blocked, 256-bit blocks, 8 blocks and 5 hashes (lanes 5..7 empty), AddHash(0..99): the caller-hash mix",
+       FilterKind::kBlocked, false, KeyForm::kHashes, 100,
+       [] {
+         BlockedBloomFilter f = MakeOrThrow<BlockedBloomFilter>(
+             {.num_bits = 2048, .num_hashes = 5, .blocked_layout = bloomkit::BlockedLayout::kLanes256});
+         for (std::uint64_t i = 0; i < 100; ++i) static_cast<void>(f.AddHash(i));
+         return f.Serialize();
+       }},
       // Counting, scalable and cuckoo filters are what the Redis module writes into RDB
       // files (docs/REDIS.md): their payloads are pinned like the Bloom filters'.
       {"counting_500.bkf", "counting, 4-bit counters, capacity 1000 at 1%, key:0..key:499: counter packing",
@@ -148,15 +165,24 @@ inline const std::vector<Recipe>& Recipes() {
       {"scalable_500.bkf",
        "scalable, initial capacity 100 at 1%, growth 2, tightening 0.5, key:0..key:499: three stages",
        FilterKind::kScalable, false, KeyForm::kStrings, 500,
-       [] { return ScalableWithKeys({.initial_capacity = 100, .fp_rate = 0.01}, 500); }},
+       [] { return ScalableWithKeys({.initial_capacity = 100, .fp_rate = 0.01, .whole_word_stages = false}, 500); }},
       {"scalable_g4_r09.bkf", "scalable, initial capacity 50 at 0.1%, growth 4, tightening 0.9, key:0..key:299",
        FilterKind::kScalable, false, KeyForm::kStrings, 300,
        [] {
-         return ScalableWithKeys({.initial_capacity = 50, .fp_rate = 0.001, .growth = 4, .tightening = 0.9}, 300);
+         return ScalableWithKeys(
+             {.initial_capacity = 50, .fp_rate = 0.001, .growth = 4, .tightening = 0.9, .whole_word_stages = false},
+             300);
        }},
       {"scalable_nonscaling.bkf", "scalable, not scaling, capacity 200 at 1%, key:0..key:199: one full stage",
        FilterKind::kScalable, false, KeyForm::kStrings, 200,
-       [] { return ScalableWithKeys({.initial_capacity = 200, .fp_rate = 0.01, .scaling = false}, 200); }},
+       [] {
+         return ScalableWithKeys(
+             {.initial_capacity = 200, .fp_rate = 0.01, .scaling = false, .whole_word_stages = false}, 200);
+       }},
+      {"scalable_500_words.bkf",
+       "scalable_500 with today's stages, which use every bit of their 64-bit words: stage sizing",
+       FilterKind::kScalable, false, KeyForm::kStrings, 500,
+       [] { return ScalableWithKeys({.initial_capacity = 100, .fp_rate = 0.01}, 500); }},
       {"cuckoo_500.bkf", "cuckoo, capacity 1000 at 1% (b = 4, f = 8), key:0..key:499: fingerprints, buckets",
        FilterKind::kCuckoo, false, KeyForm::kStrings, 500,
        [] { return CuckooWithKeys({.capacity = 1000, .fp_rate = 0.01}, 500); }},

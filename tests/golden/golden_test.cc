@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Golden files (data/*.bkf): filters serialized when file format v1 was frozen.
 // Every build must still load them, give the same answer to every query it gave when
 // they were written, and write them back byte for byte; the recipes (golden_recipes.h)
@@ -34,15 +35,27 @@ namespace {
 // even if the code changed with it.
 const std::map<std::string, std::uint64_t>& Digests() {
   static const std::map<std::string, std::uint64_t> digests = {
-      {"classic_empty.bkf", 0x36663f29afa38e63ULL},         {"classic_500.bkf", 0x4fb71ad04e028796ULL},
-      {"classic_500_zstd.bkf", 0x4eae834c7826dda1ULL},      {"classic_1000bits_k3.bkf", 0x0c70a0a1dc8835a6ULL},
-      {"classic_hashes.bkf", 0xd980177be7714e54ULL},        {"classic_integers.bkf", 0x6a77ab2c477f23c2ULL},
-      {"blocked_500.bkf", 0xe25e649a4de3ffd4ULL},           {"blocked_500_zstd.bkf", 0x96b55be60affe75dULL},
-      {"blocked_k16.bkf", 0x6b27d8a18d1121a7ULL},           {"counting_500.bkf", 0xc0efe73bd66b7a8cULL},
-      {"counting_8bit_removed.bkf", 0x27e407305ae10744ULL}, {"counting_500_zstd.bkf", 0x465db5f267893c61ULL},
-      {"scalable_500.bkf", 0x926401e57d761832ULL},          {"scalable_g4_r09.bkf", 0x657b5b9c713b8f3bULL},
-      {"scalable_nonscaling.bkf", 0x2cc0acf40dce24d5ULL},   {"cuckoo_500.bkf", 0x7632e0b1ae6bad7aULL},
-      {"cuckoo_grown_removed.bkf", 0x78eb903e140138edULL},  {"cuckoo_victim.bkf", 0xde11e514324d7b47ULL},
+      {"classic_empty.bkf", 0x36663f29afa38e63ULL},
+      {"classic_500.bkf", 0x4fb71ad04e028796ULL},
+      {"classic_500_zstd.bkf", 0x4eae834c7826dda1ULL},
+      {"classic_1000bits_k3.bkf", 0x0c70a0a1dc8835a6ULL},
+      {"classic_hashes.bkf", 0xd980177be7714e54ULL},
+      {"classic_integers.bkf", 0x6a77ab2c477f23c2ULL},
+      {"blocked_500.bkf", 0xe25e649a4de3ffd4ULL},
+      {"blocked_500_zstd.bkf", 0x96b55be60affe75dULL},
+      {"blocked_k16.bkf", 0x6b27d8a18d1121a7ULL},
+      {"counting_500.bkf", 0xc0efe73bd66b7a8cULL},
+      {"counting_8bit_removed.bkf", 0x27e407305ae10744ULL},
+      {"counting_500_zstd.bkf", 0x465db5f267893c61ULL},
+      {"scalable_500.bkf", 0x926401e57d761832ULL},
+      {"scalable_g4_r09.bkf", 0x657b5b9c713b8f3bULL},
+      {"scalable_nonscaling.bkf", 0x2cc0acf40dce24d5ULL},
+      {"scalable_500_words.bkf", 0xb3d5c36b60ac43a3ULL},
+      {"cuckoo_500.bkf", 0x7632e0b1ae6bad7aULL},
+      {"cuckoo_grown_removed.bkf", 0x78eb903e140138edULL},
+      {"cuckoo_victim.bkf", 0xde11e514324d7b47ULL},
+      {"blocked256_500.bkf", 0xd842623349edd9dbULL},
+      {"blocked256_k5_hashes.bkf", 0x456adb83f455c061ULL},
 
   };
   return digests;
@@ -53,15 +66,17 @@ const std::map<std::string, std::uint64_t>& Digests() {
 // in how an old file is read fails here even when every added key is still found.
 const std::map<std::string, std::uint64_t>& AnswerDigests() {
   static const std::map<std::string, std::uint64_t> digests = {
-      {"counting_500.bkf", 0x285f7e91fd58004cULL},        {"counting_8bit_removed.bkf", 0xd3d29aa47f78b75cULL},
-      {"counting_500_zstd.bkf", 0x285f7e91fd58004cULL},   {"scalable_500.bkf", 0x839e0764e2909855ULL},
-      {"scalable_g4_r09.bkf", 0x5906437e9e746584ULL},     {"scalable_nonscaling.bkf", 0x2973da3c0c1d537eULL},
-      {"cuckoo_500.bkf", 0xfaf49303feb2bc56ULL},          {"cuckoo_grown_removed.bkf", 0x141201c326aa5ba4ULL},
-      {"cuckoo_victim.bkf", 0x3370ee6172961418ULL},       {"classic_empty.bkf", 0xce90d04fa687a7bdULL},
-      {"classic_500.bkf", 0x285f7e91fd58004cULL},         {"classic_500_zstd.bkf", 0x285f7e91fd58004cULL},
-      {"classic_1000bits_k3.bkf", 0x45fa1d450daff3edULL}, {"classic_hashes.bkf", 0x64990df8f353fb66ULL},
-      {"classic_integers.bkf", 0x14605bd3227d2b10ULL},    {"blocked_500.bkf", 0xa36463c5a91f7625ULL},
-      {"blocked_500_zstd.bkf", 0xa36463c5a91f7625ULL},    {"blocked_k16.bkf", 0x9af8de4040040ddaULL},
+      {"counting_500.bkf", 0x285f7e91fd58004cULL},         {"counting_8bit_removed.bkf", 0xd3d29aa47f78b75cULL},
+      {"counting_500_zstd.bkf", 0x285f7e91fd58004cULL},    {"scalable_500.bkf", 0x839e0764e2909855ULL},
+      {"scalable_g4_r09.bkf", 0x5906437e9e746584ULL},      {"scalable_nonscaling.bkf", 0x2973da3c0c1d537eULL},
+      {"scalable_500_words.bkf", 0x56e37a1fc56c6ba8ULL},   {"cuckoo_500.bkf", 0xfaf49303feb2bc56ULL},
+      {"cuckoo_grown_removed.bkf", 0x141201c326aa5ba4ULL}, {"cuckoo_victim.bkf", 0x3370ee6172961418ULL},
+      {"classic_empty.bkf", 0xce90d04fa687a7bdULL},        {"classic_500.bkf", 0x285f7e91fd58004cULL},
+      {"classic_500_zstd.bkf", 0x285f7e91fd58004cULL},     {"classic_1000bits_k3.bkf", 0x45fa1d450daff3edULL},
+      {"classic_hashes.bkf", 0x64990df8f353fb66ULL},       {"classic_integers.bkf", 0x14605bd3227d2b10ULL},
+      {"blocked_500.bkf", 0xa36463c5a91f7625ULL},          {"blocked_500_zstd.bkf", 0xa36463c5a91f7625ULL},
+      {"blocked_k16.bkf", 0x9af8de4040040ddaULL},          {"blocked256_500.bkf", 0xd636eda536b89247ULL},
+      {"blocked256_k5_hashes.bkf", 0xce8290aed6c488c2ULL},
 
   };
   return digests;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes the golden files of golden_recipes.h into a directory:
 //
 //   cmake --build build/dev --target bloomkit_make_golden

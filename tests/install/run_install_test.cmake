@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installs BUILD_DIR into WORK_DIR/prefix and builds and runs the consumer against it,
 # first through find_package(bloomkit), then through pkg-config and the compiler.
 cmake_minimum_required(VERSION 3.25)

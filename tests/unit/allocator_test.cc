@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit/allocator.h: the seam through which all filter memory goes.
 #include "bloomkit/allocator.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -42,6 +44,35 @@ TEST(AllocatorTest, DefaultAllocatorZeroesAndAligns) {
 
 // Filters allocate through the installed allocator, once per array, and free through
 // the allocator that allocated, even after another one has been installed.
+// Resident memory of this process, from /proc/self/statm (Linux).
+std::uint64_t ResidentBytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long long size = 0;
+  unsigned long long resident = 0;
+  const int read = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  return read == 2 ? resident * 4096 : 0;
+}
+
+// A large array is zeroed lazily (fresh anonymous pages): allocating 256 MiB commits
+// almost nothing until it is written, and reads as zeros. A memset committed it all.
+TEST(AllocatorTest, LargeArraysAreZeroedLazily) {
+  const Allocator& a = DefaultAllocator();
+  constexpr std::size_t kBytes = std::size_t{256} << 20;
+  const std::uint64_t before = ResidentBytes();
+  ASSERT_NE(before, 0U) << "no /proc/self/statm";
+  auto* p = static_cast<unsigned char*>(a.allocate(kBytes, 64));
+  ASSERT_NE(p, nullptr);
+  const std::uint64_t after = ResidentBytes();
+  EXPECT_LT(after, before + (std::uint64_t{32} << 20))
+      << "allocating 256 MiB committed " << (after - before) << " bytes";
+  for (std::size_t i = 0; i < kBytes; i += std::size_t{1} << 20) ASSERT_EQ(p[i], 0) << i;
+  p[kBytes - 1] = 1;
+  EXPECT_EQ(p[kBytes - 1], 1);
+  a.deallocate(p, kBytes, 64);
+}
+
 TEST(AllocatorTest, FiltersUseTheInstalledAllocator) {
   bloomkit_test::ScopedCountingAllocator counting;
   EXPECT_NE(GetAllocator().allocate, DefaultAllocator().allocate);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit/blocked_bloom_filter.h: the cache-blocked filter, its AVX2 and portable
 // kernels (src/core/internal/blocked_kernels.h), and its pinned bit pattern.
 #include "bloomkit/blocked_bloom_filter.h"

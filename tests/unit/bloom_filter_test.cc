@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit/bloom_filter.h: the classic filter's own behaviour. What every filter kind
 // shares (no false negatives at 10^6 keys, FPR bound, round trips, malformed files)
 // is in tests/contract/.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ConcurrentBloomFilter and ConcurrentBlockedBloomFilter used from one thread: the same
 // bits, counts and files as BloomFilter and BlockedBloomFilter. The threaded tests
 // (and the ThreadSanitizer run) are in tests/concurrency/.

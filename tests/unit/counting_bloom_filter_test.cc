@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CountingBloomFilter: sizing, Remove/Count semantics, saturation, the classic layout,
 // and its serialized form beyond the contract suite.
 #include "bloomkit/counting_bloom_filter.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CuckooFilter: sizing, deletion, duplicates, the load reached before the first failed
 // insert, correctness after it, growth, and the serialized form with sub-filters and
 // a victim.
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bloomkit/sizing.h"
 #include "contract/test_support.h"
@@ -216,6 +218,68 @@ TEST(CuckooFilterTest, NoFalseNegativesAfterAFailedInsert) {
   auto loaded = CuckooFilter::Deserialize(full);
   ASSERT_TRUE(loaded.ok()) << Describe(loaded);
   for (std::uint64_t i = 0; i < added; ++i) ASSERT_TRUE(loaded->MayContain(Key(kPresent, i))) << i;
+}
+
+// A failed insert changes nothing: neither slots, nor victim, nor count, nor the kick
+// sequence. A Redis primary replicates only successful writes, so anything a failure
+// moved would make its replicas and AOF replay diverge. The first loop is CF.RESERVE k
+// 64 BUCKETSIZE 2 MAXITERATIONS 20 EXPANSION 0 followed by CF.ADD k f0 ... f399.
+TEST(CuckooFilterTest, AFailedInsertLeavesEveryByteUnchanged) {
+  for (const std::uint32_t bucket_size : {2U, 4U}) {
+    for (const std::uint32_t expansion : {0U, 1U}) {
+      SCOPED_TRACE(testing::Message() << "bucket size " << bucket_size << ", expansion " << expansion);
+      CuckooFilter f =
+          Make({.capacity = 64, .bucket_size = bucket_size, .max_kicks = 20, .expansion = expansion, .max_filters = 2});
+      int failures = 0;
+      for (int i = 0; i < 400; ++i) {
+        const std::vector<std::byte> before = f.Serialize();
+        f.SeedKicks(7);
+        auto added = f.Add("f" + std::to_string(i));
+        if (added.ok()) continue;
+        ASSERT_EQ(added.error().code(), ErrorCode::kFull);
+        ++failures;
+        ASSERT_EQ(f.Serialize(), before) << "failed insert of f" << i << " changed the filter";
+      }
+      EXPECT_GT(failures, 100);
+    }
+  }
+}
+
+// A replica sees only the operations that succeeded on the primary; both must hold the
+// same bytes after any mix of adds and removes on a full filter.
+TEST(CuckooFilterTest, ReplayingOnlySuccessfulWritesGivesTheSameBytes) {
+  std::uint64_t state = 99;
+  auto next = [&state] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (const std::uint32_t bucket_size : {2U, 4U, 8U}) {
+    SCOPED_TRACE(testing::Message() << "bucket size " << bucket_size);
+    const CuckooOptions options{.capacity = 200, .bucket_size = bucket_size, .max_kicks = 30, .expansion = 0};
+    CuckooFilter primary = Make(options);
+    CuckooFilter replica = Make(options);
+    int failures = 0;
+    for (std::uint64_t op = 0; op < 6000; ++op) {
+      const std::string key = "k" + std::to_string(next() % 400);
+      if (next() % 3 == 0) {
+        if (primary.Remove(key)) {
+          ASSERT_TRUE(replica.Remove(key));
+        }
+        continue;
+      }
+      primary.SeedKicks(op);
+      if (!primary.Add(key).ok()) {
+        ++failures;
+        continue;
+      }
+      replica.SeedKicks(op);
+      ASSERT_TRUE(replica.Add(key).ok());
+    }
+    EXPECT_GT(failures, 100);
+    EXPECT_EQ(primary.Serialize(), replica.Serialize());
+  }
 }
 
 TEST(CuckooFilterTest, WithoutKicksTheVictimStillKeepsEveryKey) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit/hash.h: the one frozen hash. Every serialized filter depends on these
 // values, so a change to the hash, its seed, the expansion of caller hashes, the range
 // reduction or the byte layout of integer keys must fail here.

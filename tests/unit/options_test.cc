@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit/options.h: filter kinds, their names and the option defaults.
 #include "bloomkit/options.h"
 

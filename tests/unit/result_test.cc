@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit/result.h: Result<T>, Status and the stable error codes.
 #include "bloomkit/result.h"
 
@@ -83,11 +84,12 @@ TEST(ErrorCodeTest, NumericValuesAreFrozen) {
   EXPECT_EQ(static_cast<int>(ErrorCode::kIoError), 14);
   EXPECT_EQ(static_cast<int>(ErrorCode::kFull), 15);
   EXPECT_EQ(static_cast<int>(ErrorCode::kUnsupported), 16);
+  EXPECT_EQ(static_cast<int>(ErrorCode::kLocked), 17);
 }
 
 TEST(ErrorCodeTest, EveryCodeHasItsOwnName) {
   std::set<std::string_view> names;
-  for (int c = 0; c <= static_cast<int>(ErrorCode::kUnsupported); ++c) {
+  for (int c = 0; c <= static_cast<int>(ErrorCode::kLocked); ++c) {
     const std::string_view name = ErrorCodeName(static_cast<ErrorCode>(c));
     EXPECT_NE(name, "unknown") << "code " << c;
     EXPECT_TRUE(names.insert(name).second) << "duplicate name " << name;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ScalableBloomFilter: the stage schedule, the compound rate after growth, limits, the
 // non-scaling mode and the multi-stage serialized form.
 #include "bloomkit/scalable_bloom_filter.h"
@@ -70,10 +71,11 @@ TEST(ScalableBloomFilterTest, StagesFollowTheSchedule) {
     EXPECT_EQ(stages[i].capacity, n);
     EXPECT_NEAR(stages[i].fp_rate, p, p * 1e-12);
     EXPECT_LE(stages[i].count, stages[i].capacity);
-    // Each stage is a classic filter sized for its own capacity and rate.
+    // Each stage is a classic filter sized for its own capacity and rate, using every
+    // bit of its last word.
     const double bits = std::ceil(-static_cast<double>(n) * std::log(p) / (std::log(2.0) * std::log(2.0)));
-    EXPECT_EQ(stages[i].num_bits, static_cast<std::uint64_t>(bits));
-    EXPECT_EQ(stages[i].memory_bytes, (stages[i].num_bits + 63) / 64 * 8);
+    EXPECT_EQ(stages[i].num_bits, (static_cast<std::uint64_t>(bits) + 63) / 64 * 64);
+    EXPECT_EQ(stages[i].memory_bytes, stages[i].num_bits / 8);
     auto target = ScalableBloomFilter::StageTarget(options, static_cast<std::uint32_t>(i));
     ASSERT_TRUE(target.ok());
     EXPECT_EQ(target->capacity, n);
@@ -109,6 +111,41 @@ TEST(ScalableBloomFilterTest, CompoundRateStaysBelowTargetAfterGrowth) {
                 static_cast<unsigned long long>(factor), f.num_stages(), measured, f.EstimatedFpRate(),
                 f.ExpectedFpRate(), 8.0 * static_cast<double>(f.memory_bytes()) / static_cast<double>(f.count()));
   }
+}
+
+// The chain BF.ADD creates with its defaults (capacity 100, rate 1%, growth 2,
+// tightening 1/2) keeps its promise on average over instances, not only in the formula.
+// Its first stages hold a few hundred keys, where a Bloom filter runs above the formula
+// (1 - e^{-kn/m})^k: sized to the formula's bits, these 24 chains of 9 stages measured
+// 1.055% on average (a single chain of 14 stages 0.99-1.12%). Stages in whole words
+// measure 0.942%. The seeds are fixed, so the result is the same on every run; the mean of 24
+// chains has a standard deviation of about 0.02 percentage points.
+TEST(ScalableBloomFilterTest, CompoundRateAtDefaultsStaysBelowTarget) {
+  constexpr double kP = 0.01;
+  constexpr int kChains = 24;
+  constexpr std::uint64_t kAdds = 50'000;  // 9 stages: 100 * (2^9 - 1) = 51,100 keys
+  constexpr std::uint64_t kQueries = 100'000;
+  std::uint64_t state = 0x5eed;
+  auto next = [&state] {  // SplitMix64
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  double sum = 0;
+  for (int chain = 0; chain < kChains; ++chain) {
+    ScalableBloomFilter f = Make({.initial_capacity = 100, .fp_rate = kP});
+    for (std::uint64_t i = 0; i < kAdds; ++i) {
+      ASSERT_TRUE(f.AddHashPairIfAbsent({next(), next()}).ok());
+    }
+    ASSERT_EQ(f.num_stages(), 9U);
+    std::uint64_t positives = 0;
+    for (std::uint64_t i = 0; i < kQueries; ++i) positives += f.MayContainHashPair({next(), next()}) ? 1U : 0U;
+    sum += static_cast<double>(positives) / static_cast<double>(kQueries);
+  }
+  const double mean = sum / kChains;
+  std::printf("default BF.ADD chain, 9 stages: mean measured FPR %.5f over %d chains\n", mean, kChains);
+  EXPECT_LT(mean, 0.97 * kP);
 }
 
 TEST(ScalableBloomFilterTest, AddIfAbsentNeverReAddsAKeyAnyStageReports) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit/sizing.h: the sizing formulas, against a table of known sizes, their own
 // inverses, and (for the blocked filter) a measurement on a real filter.
 #include "bloomkit/sizing.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synchronized<Filter>: the calls it forwards and what they return, for each kind that
 // needs it. Threads are exercised in tests/concurrency/synchronized_threads_test.cc.
 #include "bloomkit/synchronized.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit/word_array.h: the owner of every filter's words.
 #include "bloomkit/word_array.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit bench: a quick look at add and query throughput on this machine, through
 // the same paths the CLI uses (AnyFilter::Add per key, MayContainBatch per 4096 keys).
 // For careful numbers use bench/ (Google Benchmark) and filter_bench.

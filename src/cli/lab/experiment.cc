@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bloomkit experiment fpr: insert N random keys into filters of each size m and hash
 // count k, query Q keys that were not inserted, and compare the measured false-positive
 // rate with the theory:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The blocked filter's bit pattern (blocked_bloom_filter.h), in a portable and an
 // AVX2 form, and the filter's whole operations built on them. Both forms compute the
 // same eight 64-bit lane masks for a key; the tests compare them on random input.

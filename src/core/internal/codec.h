@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The container of file format v1 (format.h, docs/FORMAT.md): header, payload and
 // checksum. Each filter kind fills the header's parameters and writes its payload; the
 // codec does magic, versions, lengths, compression and the checksum.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Little-endian loads and stores, field by field, independent of the host's byte order.
 #pragma once
 

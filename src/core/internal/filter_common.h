@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pieces shared by the filter implementations: option checks, prefetch, batch size.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The hash of hash.h, inlined into the hot loops (an out-of-line call costs up to half
 // of a cache-resident lookup). xxHash comes from Debian's libxxhash-dev, header-only.
 #pragma once
@@ -16,6 +17,10 @@ namespace bloomkit::internal {
 inline HashPair HashKeyInline(std::string_view key) noexcept {
   const XXH128_hash_t h = XXH3_128bits_withSeed(key.data(), key.size(), kHashSeed);
   return HashPair{h.low64, h.high64};
+}
+
+inline std::uint64_t HashKey64Inline(std::string_view key) noexcept {
+  return XXH3_64bits_withSeed(key.data(), key.size(), kHashSeed);
 }
 
 inline std::uint64_t Checksum64(const void* data, std::size_t bytes) noexcept {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds error messages from values: Message("error rate must be in (0, 1), got ", p).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A user's program against an installed bloomkit: the umbrella header, a classic and a
 // blocked filter, sizing and a round trip through the file format.
 #include <bloomkit/bloomkit.h>

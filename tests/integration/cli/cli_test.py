@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """End-to-end tests of the bloomkit command-line tool.
 
 Usage: cli_test.py PATH/TO/bloomkit [TestClass ...]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Runs the quickstart in a fresh directory: it must print the expected answers and save
 # a file that starts with bloomkit's magic bytes.
 file(REMOVE_RECURSE ${WORKDIR})

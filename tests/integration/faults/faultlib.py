@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared pieces of the fault tests: the Redis harness of tests/integration/redis
 (real redis-server processes on free loopback ports, always stopped), DUMP payload
 sealing (CRC-64/Jones, as Redis checks it) and the bloomkit checksum (XXH3-64 of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Crash safety of filter files: `bloomkit add FILE keys` is killed with SIGKILL at
 random moments (at least 200 kills over several filter kinds, raw and compressed).
 After every kill the file on disk must be, byte for byte, either the filter before

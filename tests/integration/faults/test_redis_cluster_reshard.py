@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Redis Cluster (three primaries, `redis-cli --cluster create`): the slot holding a
 filter is resharded to another node and back (SETSLOT IMPORTING/MIGRATING, MIGRATE,
 SETSLOT NODE) while three clients keep adding to it, following MOVED and ASK

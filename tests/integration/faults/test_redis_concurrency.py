@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Concurrency: eight clients at once for a bounded time, four adding (BF.MADD of
 fresh items, CF.ADD) and four querying (BF.MEXISTS / BF.EXISTS of items whose add was
 already acknowledged, plus absent ones). No query ever reports an acknowledged item

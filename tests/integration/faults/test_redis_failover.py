@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Primary and replica: a client adds to a filter on the primary and, after each
 batch, asks WAIT 1 whether the replica has it. The primary is killed with SIGKILL
 mid-stream and the replica promoted (REPLICAOF NO ONE): every add acknowledged by the

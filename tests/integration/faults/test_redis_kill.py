@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Redis killed with SIGKILL (no shutdown, no save) while clients write, then
 restarted from the same directory:
   - AOF with appendfsync always: every add the server acknowledged is present after

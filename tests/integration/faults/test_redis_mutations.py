@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Hostile bytes at volume: 1,000 mutated DUMP payloads of each filter type (BF, CF,
 CBF) through RESTORE, and 1,000 mutated LOADCHUNK sequences. Redis' own DUMP CRC is
 always repaired, and for half of the payload mutations the bloomkit checksum too, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The module's argument parsers and dump chunking (src/redis/args.h, dump.h), without
 // Redis: every rule a command relies on, and every error naming the bad argument.
 #include "args.h"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # redis-benchmark of bloomkit.so: BF.ADD and BF.EXISTS against plain EXISTS, and
 # BF.MADD with 10 items, all in one run against one server (so ratios compare like with
 # like), repeated RUNS times; prints requests/s per run and the medians. BF.CARD (open

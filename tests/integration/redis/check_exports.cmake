@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bloomkit.so must export exactly one symbol, RedisModule_OnLoad (nm -D --defined-only).
 execute_process(COMMAND ${NM} -D --defined-only ${MODULE} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

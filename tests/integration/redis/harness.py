@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Test harness for bloomkit.so: real redis-server processes on free loopback ports.
 
 Every server gets its own temporary directory, is started with --loadmodule and is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Filter behaviour through Redis: no false negatives, false-positive rate near the
 configured rate, scaling past capacity, NONSCALING, and redis-py's bf()/cf() helpers
 (Debian python3-redis) used as a real client."""
@@ -66,7 +67,11 @@ class AccuracyTest(unittest.TestCase):
             self.assertEqual(filters, 6)
             self.assertEqual(capacity, 63_000)
             rate = self.fp_rate(c, "BF.MEXISTS", "grow", 50_000)
-            self.assertLess(rate, 0.01, rate)
+            # The chain's expected rate is just under 1% (its stage targets sum to
+            # 0.984%); one filter measured with 5 * 10^4 queries varies by 0.045 points
+            # (binomial), so the bound allows 3 sigma. The mean over many chains is
+            # checked in scalable_bloom_filter_test (CompoundRateAtDefaultsStaysBelowTarget).
+            self.assertLess(rate, 0.01 + 3 * (0.01 / 50_000) ** 0.5, rate)
 
     @time_limit(60)
     def test_cf_no_false_negatives_and_deletes(self):

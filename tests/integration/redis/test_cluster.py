@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Redis Cluster: three primaries created with `redis-cli --cluster create`, filters
 in different slots on different nodes, routing by key (MOVED, CROSSSLOT for BF.MERGE
 across slots), and a slot holding a filter resharded (SETSLOT + MIGRATE) to another

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every BF.*, CF.*, CBF.* command: replies and errors, under RESP2 and RESP3.
 
 RedisBloom 2.8 answers booleans under HELLO 3 where RESP2 has integers 0/1, and maps

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Hostile input: garbage and crafted LOADCHUNK chunks and RESTORE payloads (with a
 valid DUMP checksum, so they reach the module's loader) are answered with errors, and
 the server keeps running (PING after each). Also: bad module arguments fail the load

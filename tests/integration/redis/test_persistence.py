@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Persistence and transfer: DEBUG RELOAD, SAVE + restart, AOF rewrite + restart,
 SCANDUMP/LOADCHUNK into a new key and into another server, DUMP/RESTORE, COPY,
 DEBUG DIGEST-VALUE and MEMORY USAGE. A filter is "the same" when its SCANDUMP bytes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Replication: a replica started with --replicaof ends with filters identical to the
 primary's (same SCANDUMP bytes), both for data present at the initial sync (RDB
 transfer) and for every write command replicated afterwards, LOADCHUNK included."""

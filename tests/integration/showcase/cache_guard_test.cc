@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // UserService against a real redis-server and a real SQLite file: what each mode
 // sends where, the TTLs it sets, and that an insert is visible at once (the filter and
 // the cache stay in sync). Plus the load generator's histogram and argument parsing.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """End-to-end tests of the cache-penetration showcase (examples/cache_guard).
 
 demo: runs scripts/demo (with --build-dir, so no install or build) with small numbers:

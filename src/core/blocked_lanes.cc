@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+// The blocked filter's 256-bit layout: portable and AVX2 kernels and their whole
+// operations (internal/blocked_lanes.h).
+#include "internal/blocked_lanes.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "internal/filter_common.h"
+#include "internal/hash_inline.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define BLOOMKIT_X86 1
+#endif
+
+namespace bloomkit::internal {
+
+namespace {
+
+template <std::uint32_t kK>
+struct PortableLanes {
+  static bool Contains(const std::uint64_t* block, std::uint64_t h) noexcept {
+    std::uint64_t mask[4];
+    LaneMaskPortable(h, kK, mask);
+    std::uint64_t missing = 0;
+    for (int i = 0; i < 4; ++i) missing |= mask[i] & ~block[i];
+    return missing == 0;
+  }
+  static bool Insert(std::uint64_t* block, std::uint64_t h) noexcept {
+    std::uint64_t mask[4];
+    LaneMaskPortable(h, kK, mask);
+    std::uint64_t fresh = 0;
+    for (int i = 0; i < 4; ++i) {
+      fresh |= mask[i] & ~block[i];
+      block[i] |= mask[i];
+    }
+    return fresh != 0;
+  }
+};
+
+#ifdef BLOOMKIT_X86
+
+template <std::uint32_t kK>
+struct Avx2Lanes {
+  // One 1 in each of lanes 0..k-1, shifted left by the lane's bit.
+  [[gnu::target("avx2")]] static __m256i Mask(std::uint64_t h) noexcept {
+    const __m256i salts = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kBlockSalts));
+    const __m256i x = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h)));
+    const __m256i bits = _mm256_srli_epi32(_mm256_mullo_epi32(x, salts), 27);
+    const __m256i ones = _mm256_setr_epi32(0 < kK, 1 < kK, 2 < kK, 3 < kK, 4 < kK, 5 < kK, 6 < kK, 7 < kK);
+    return _mm256_sllv_epi32(ones, bits);
+  }
+  [[gnu::target("avx2")]] static bool Contains(const std::uint64_t* block, std::uint64_t h) noexcept {
+    // testc(a, m) is 1 when every bit of m is set in a.
+    return _mm256_testc_si256(_mm256_load_si256(reinterpret_cast<const __m256i*>(block)), Mask(h)) != 0;
+  }
+  [[gnu::target("avx2")]] static bool Insert(std::uint64_t* block, std::uint64_t h) noexcept {
+    auto* b = reinterpret_cast<__m256i*>(block);
+    const __m256i mask = Mask(h);
+    const __m256i old = _mm256_load_si256(b);
+    _mm256_store_si256(b, _mm256_or_si256(old, mask));
+    return _mm256_testc_si256(old, mask) == 0;
+  }
+};
+
+#endif  // BLOOMKIT_X86
+
+// Keys hashed and prefetched ahead of their probes, as the 512-bit layout does: groups
+// of 16 when the filter fits the caches, 64 when it lives in DRAM.
+constexpr std::size_t kSmallGroup = kBatchGroup;
+constexpr std::size_t kLargeGroup = 64;
+
+template <typename Probe>
+struct LaneOpsOf {
+  static std::uint64_t* BlockOf(const std::uint64_t* words, std::uint64_t num_blocks, std::uint64_t h) noexcept {
+    return const_cast<std::uint64_t*>(words) + FastRange64(h, num_blocks) * kLaneWordsPerBlock;
+  }
+  static bool InsertHash(std::uint64_t* words, std::uint64_t num_blocks, std::uint64_t h) noexcept {
+    return Probe::Insert(BlockOf(words, num_blocks, h), h);
+  }
+  static bool ContainsHash(const std::uint64_t* words, std::uint64_t num_blocks, std::uint64_t h) noexcept {
+    return Probe::Contains(BlockOf(words, num_blocks, h), h);
+  }
+  static bool InsertKey(std::uint64_t* words, std::uint64_t num_blocks, std::string_view key) noexcept {
+    return InsertHash(words, num_blocks, HashKey64Inline(key));
+  }
+  static bool ContainsKey(const std::uint64_t* words, std::uint64_t num_blocks, std::string_view key) noexcept {
+    return ContainsHash(words, num_blocks, HashKey64Inline(key));
+  }
+
+  // Hashes a group, prefetches its blocks, then visits each (index, hash).
+  template <bool kForWrite, typename Items, typename HashOf, typename Visit>
+  static void Batched(const std::uint64_t* words, std::uint64_t num_blocks, Items items, HashOf hash_of,
+                      Visit&& visit) noexcept {
+    const std::size_t n = items.size();
+    const std::size_t group_size = num_blocks * 32 >= kInMemoryFilterBytes ? kLargeGroup : kSmallGroup;
+    std::uint64_t group[kLargeGroup];
+    for (std::size_t base = 0; base < n; base += group_size) {
+      const std::size_t len = std::min(group_size, n - base);
+      for (std::size_t j = 0; j < len; ++j) {
+        group[j] = hash_of(items[base + j]);
+        if constexpr (kForWrite) {
+          PrefetchWrite(BlockOf(words, num_blocks, group[j]));
+        } else {
+          PrefetchRead(BlockOf(words, num_blocks, group[j]));
+        }
+      }
+      for (std::size_t j = 0; j < len; ++j) visit(base + j, group[j]);
+    }
+  }
+  template <typename Items, typename HashOf>
+  static std::uint64_t InsertAll(std::uint64_t* words, std::uint64_t num_blocks, Items items, HashOf hash_of) noexcept {
+    std::uint64_t fresh = 0;
+    Batched<true>(words, num_blocks, items, hash_of, [&](std::size_t, std::uint64_t h) {
+      fresh += Probe::Insert(BlockOf(words, num_blocks, h), h) ? 1U : 0U;
+    });
+    return fresh;
+  }
+  template <typename Items, typename HashOf>
+  static std::size_t ContainsAll(const std::uint64_t* words, std::uint64_t num_blocks, Items items, HashOf hash_of,
+                                 bool* out) noexcept {
+    std::size_t hits = 0;
+    Batched<false>(words, num_blocks, items, hash_of, [&](std::size_t i, std::uint64_t h) {
+      out[i] = Probe::Contains(BlockOf(words, num_blocks, h), h);
+      hits += out[i] ? 1U : 0U;
+    });
+    return hits;
+  }
+
+  static std::uint64_t InsertKeys(std::uint64_t* words, std::uint64_t num_blocks,
+                                  std::span<const std::string_view> keys) noexcept {
+    return InsertAll(words, num_blocks, keys, [](std::string_view k) { return HashKey64Inline(k); });
+  }
+  static std::size_t ContainsKeys(const std::uint64_t* words, std::uint64_t num_blocks,
+                                  std::span<const std::string_view> keys, bool* out) noexcept {
+    return ContainsAll(
+        words, num_blocks, keys, [](std::string_view k) { return HashKey64Inline(k); }, out);
+  }
+  static std::uint64_t InsertHashes(std::uint64_t* words, std::uint64_t num_blocks,
+                                    std::span<const std::uint64_t> hashes) noexcept {
+    return InsertAll(words, num_blocks, hashes, [](std::uint64_t h) { return MixCallerHash(h); });
+  }
+  static std::size_t ContainsHashes(const std::uint64_t* words, std::uint64_t num_blocks,
+                                    std::span<const std::uint64_t> hashes, bool* out) noexcept {
+    return ContainsAll(
+        words, num_blocks, hashes, [](std::uint64_t h) { return MixCallerHash(h); }, out);
+  }
+};
+
+// Single keys of up to 16 bytes (integer ids, short tokens) take a path with the hash
+// inline and no call, so it needs no stack frame; longer keys jump to a second copy.
+template <typename Probe>
+struct PortableEntry {
+  using O = LaneOpsOf<Probe>;
+  [[gnu::noinline]] static bool InsertLongKey(std::uint64_t* w, std::uint64_t nb, std::string_view key) noexcept {
+    return O::InsertKey(w, nb, key);
+  }
+  [[gnu::noinline]] static bool ContainsLongKey(const std::uint64_t* w, std::uint64_t nb,
+                                                std::string_view key) noexcept {
+    return O::ContainsKey(w, nb, key);
+  }
+  static bool InsertKey(std::uint64_t* w, std::uint64_t nb, std::string_view key) noexcept {
+    if (key.size() > 16) [[unlikely]] {
+      return InsertLongKey(w, nb, key);
+    }
+    return O::InsertKey(w, nb, key);
+  }
+  static bool ContainsKey(const std::uint64_t* w, std::uint64_t nb, std::string_view key) noexcept {
+    if (key.size() > 16) [[unlikely]] {
+      return ContainsLongKey(w, nb, key);
+    }
+    return O::ContainsKey(w, nb, key);
+  }
+};
+
+template <typename Probe>
+constexpr LanesOps MakePortable() noexcept {
+  using O = LaneOpsOf<Probe>;
+  using E = PortableEntry<Probe>;
+  return LanesOps{&E::InsertKey,  &E::ContainsKey,  &O::InsertHash,   &O::ContainsHash,
+                  &O::InsertKeys, &O::ContainsKeys, &O::InsertHashes, &O::ContainsHashes};
+}
+
+template <std::size_t... kI>
+constexpr auto PortableTable(std::index_sequence<kI...>) noexcept {
+  return std::array<LanesOps, sizeof...(kI)>{MakePortable<PortableLanes<static_cast<std::uint32_t>(kI + 1)>>()...};
+}
+constexpr auto kPortableLanes = PortableTable(std::make_index_sequence<kMaxLaneHashes>());
+
+#ifdef BLOOMKIT_X86
+
+// Entry points compiled for AVX2: `flatten` inlines hash, block choice and probe (and
+// a batch's loop) into one AVX2 function.
+template <std::uint32_t kK>
+struct Avx2Entry {
+  using O = LaneOpsOf<Avx2Lanes<kK>>;
+  [[gnu::target("avx2"), gnu::flatten, gnu::noinline]] static bool InsertLongKey(std::uint64_t* w, std::uint64_t nb,
+                                                                                 std::string_view key) noexcept {
+    return O::InsertKey(w, nb, key);
+  }
+  [[gnu::target("avx2"), gnu::flatten, gnu::noinline]] static bool ContainsLongKey(const std::uint64_t* w,
+                                                                                   std::uint64_t nb,
+                                                                                   std::string_view key) noexcept {
+    return O::ContainsKey(w, nb, key);
+  }
+  [[gnu::target("avx2"), gnu::flatten]] static bool InsertKey(std::uint64_t* w, std::uint64_t nb,
+                                                              std::string_view key) noexcept {
+    if (key.size() > 16) [[unlikely]] {
+      return InsertLongKey(w, nb, key);
+    }
+    return O::InsertKey(w, nb, key);
+  }
+  [[gnu::target("avx2"), gnu::flatten]] static bool ContainsKey(const std::uint64_t* w, std::uint64_t nb,
+                                                                std::string_view key) noexcept {
+    if (key.size() > 16) [[unlikely]] {
+      return ContainsLongKey(w, nb, key);
+    }
+    return O::ContainsKey(w, nb, key);
+  }
+  [[gnu::target("avx2"), gnu::flatten]] static bool InsertHash(std::uint64_t* w, std::uint64_t nb,
+                                                               std::uint64_t h) noexcept {
+    return O::InsertHash(w, nb, h);
+  }
+  [[gnu::target("avx2"), gnu::flatten]] static bool ContainsHash(const std::uint64_t* w, std::uint64_t nb,
+                                                                 std::uint64_t h) noexcept {
+    return O::ContainsHash(w, nb, h);
+  }
+  [[gnu::target("avx2"), gnu::flatten]] static std::uint64_t InsertKeys(
+      std::uint64_t* w, std::uint64_t nb, std::span<const std::string_view> keys) noexcept {
+    return O::InsertKeys(w, nb, keys);
+  }
+  [[gnu::target("avx2"), gnu::flatten]] static std::size_t ContainsKeys(const std::uint64_t* w, std::uint64_t nb,
+                                                                        std::span<const std::string_view> keys,
+                                                                        bool* out) noexcept {
+    return O::ContainsKeys(w, nb, keys, out);
+  }
+  [[gnu::target("avx2"), gnu::flatten]] static std::uint64_t InsertHashes(
+      std::uint64_t* w, std::uint64_t nb, std::span<const std::uint64_t> hashes) noexcept {
+    return O::InsertHashes(w, nb, hashes);
+  }
+  [[gnu::target("avx2"), gnu::flatten]] static std::size_t ContainsHashes(const std::uint64_t* w, std::uint64_t nb,
+                                                                          std::span<const std::uint64_t> hashes,
+                                                                          bool* out) noexcept {
+    return O::ContainsHashes(w, nb, hashes, out);
+  }
+  static constexpr LanesOps kTable = {&InsertKey,  &ContainsKey,  &InsertHash,   &ContainsHash,
+                                      &InsertKeys, &ContainsKeys, &InsertHashes, &ContainsHashes};
+};
+
+template <std::size_t... kI>
+constexpr auto Avx2Table(std::index_sequence<kI...>) noexcept {
+  return std::array<LanesOps, sizeof...(kI)>{Avx2Entry<static_cast<std::uint32_t>(kI + 1)>::kTable...};
+}
+constexpr auto kAvx2Lanes = Avx2Table(std::make_index_sequence<kMaxLaneHashes>());
+
+#endif  // BLOOMKIT_X86
+
+}  // namespace
+
+const LanesOps& GetLanesOps(BlockedIsa isa, std::uint32_t num_hashes) noexcept {
+  const std::size_t i = std::clamp<std::uint32_t>(num_hashes, 1, kMaxLaneHashes) - 1;
+#ifdef BLOOMKIT_X86
+  if (isa == BlockedIsa::kAvx2 && CpuHasAvx2()) return kAvx2Lanes[i];
+#else
+  (void)isa;
+#endif
+  return kPortableLanes[i];
+}
+
+const LanesOps& BestLanesOps(std::uint32_t num_hashes) noexcept {
+  return GetLanesOps(BlockedIsa::kAvx2, num_hashes);
+}
+
+}  // namespace bloomkit::internal

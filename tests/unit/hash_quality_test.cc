@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+// Statistical checks of HashKey64 (XXH3-64, hash id 3) on adversarial key sets:
+// sequential integers, long common prefixes, tiny alphabets. A 256-bit blocked filter
+// takes its block from the high bits of the hash and its lane bits from the low 32
+// bits, so both ends must be uniform, and the filter's measured false-positive rate
+// must be the formula's (Lanes256FpRate), which assumes a uniform hash.
+//
+// The same checks run on a deliberately weak hash (the key's first 8 bytes), which they
+// must reject: that is how these tests are known to be able to fail.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bloomkit/blocked_bloom_filter.h"
+#include "bloomkit/hash.h"
+#include "bloomkit/sizing.h"
+#include "bloomkit/word_array.h"
+#include "internal/blocked_lanes.h"
+
+namespace bloomkit {
+namespace {
+
+struct Family {
+  const char* name;
+  std::function<std::string(std::uint64_t)> key;  // key i; distinct i give distinct keys
+};
+
+std::string Base(std::uint64_t i, const char* alphabet, std::size_t radix, std::size_t width) {
+  std::string s(width, alphabet[0]);
+  for (std::size_t p = width; p-- > 0 && i != 0; i /= radix) s[p] = alphabet[i % radix];
+  return s;
+}
+
+std::vector<Family> Families() {
+  return {
+      {"IntegerKey(i)", [](std::uint64_t i) { return std::string(std::string_view(IntegerKey(i))); }},
+      {"IntegerKey(i << 32)", [](std::uint64_t i) { return std::string(std::string_view(IntegerKey(i << 32))); }},
+      {"4-byte little-endian i",
+       [](std::uint64_t i) {
+         std::string s(4, '\0');
+         for (int b = 0; b < 4; ++b) s[static_cast<std::size_t>(b)] = static_cast<char>((i >> (8 * b)) & 0xff);
+         return s;
+       }},
+      {"decimal i", [](std::uint64_t i) { return std::to_string(i); }},
+      {"u:<i>", [](std::uint64_t i) { return "u:" + std::to_string(i); }},
+      {"long common prefix",
+       [](std::uint64_t i) { return "https://example.com/api/v1/users/profile/" + std::to_string(i); }},
+      {"alphabet {a, b}, 20 letters", [](std::uint64_t i) { return Base(i, "ab", 2, 20); }},
+      {"alphabet {0..3}, 12 letters", [](std::uint64_t i) { return Base(i, "0123", 4, 12); }},
+      {"1..64 x's, then 16 letters of {x, y}",
+       [](std::uint64_t i) {
+         return std::string(static_cast<std::size_t>(i % 64) + 1, 'x') + Base(i / 64, "xy", 2, 16);
+       }},
+  };
+}
+
+// Chi-square of `values` over 1024 buckets, and whether it is below the 1023-dof
+// mean + 6 sd (1023 + 6 * 45.2): a uniform source exceeds it with probability < 1e-7.
+bool Uniform1024(const std::vector<std::uint64_t>& buckets_of, double* chi2) {
+  std::vector<double> count(1024, 0);
+  for (std::uint64_t b : buckets_of) count[b] += 1;
+  const double expected = static_cast<double>(buckets_of.size()) / 1024.0;
+  *chi2 = 0;
+  for (double c : count) *chi2 += (c - expected) * (c - expected) / expected;
+  return *chi2 < 1023 + 6 * 45.2;
+}
+
+struct Verdict {
+  bool high_uniform = false;
+  bool low_uniform = false;
+  bool rate_at_theory = false;
+  std::string detail;
+  [[nodiscard]] bool passed() const { return high_uniform && low_uniform && rate_at_theory; }
+};
+
+// n keys 0..n-1 of `family` go, through `hash`, into the words of a 256-bit blocked
+// filter with k = 8 sized for n at 1% (the layout's own kernels take the hash as is);
+// q keys n..n+q-1 are queried. The false positives must be within 5 sd of
+// Lanes256FpRate's expectation (~2600 of 2^18). Block and lane bits must also be
+// uniform on their own: the top 10 bits of the hashes of the n keys, and bits 17..26.
+Verdict Check(const Family& family, const std::function<std::uint64_t(std::string_view)>& hash) {
+  constexpr std::uint64_t kN = 1 << 16;
+  constexpr std::uint64_t kQ = 1 << 18;
+  auto params = CalculateBlockedParameters(kN, 0.01, BlockedLayout::kLanes256);
+  EXPECT_TRUE(params.ok());
+  const std::uint64_t blocks = params->num_bits / 256;
+  const auto& ops = internal::BestLanesOps(8);
+  WordArray words = WordArray::Allocate(blocks * 4);
+  EXPECT_TRUE(words.ok());
+  std::vector<std::uint64_t> high;
+  std::vector<std::uint64_t> low;
+  for (std::uint64_t i = 0; i < kN; ++i) {
+    const std::uint64_t h = hash(family.key(i));
+    high.push_back(h >> 54);
+    low.push_back((h >> 17) & 1023);
+    static_cast<void>(ops.insert_hash(words.data(), blocks, h));
+  }
+  std::uint64_t false_positives = 0;
+  for (std::uint64_t i = kN; i < kN + kQ; ++i) {
+    false_positives += ops.contains_hash(words.data(), blocks, hash(family.key(i))) ? 1U : 0U;
+  }
+  const double expected = Lanes256FpRate(blocks, static_cast<double>(kN), 8) * static_cast<double>(kQ);
+  Verdict v;
+  double chi_high = 0;
+  double chi_low = 0;
+  v.high_uniform = Uniform1024(high, &chi_high);
+  v.low_uniform = Uniform1024(low, &chi_low);
+  v.rate_at_theory = std::abs(static_cast<double>(false_positives) - expected) < 5 * std::sqrt(expected);
+  v.detail = std::string(family.name) + ": chi2 of the top bits " + std::to_string(chi_high) + ", of bits 17..26 " +
+             std::to_string(chi_low) + " (limit 1294); false positives " + std::to_string(false_positives) +
+             ", expected " + std::to_string(expected);
+  return v;
+}
+
+TEST(HashQualityTest, HashKey64IsUniformOnAdversarialKeys) {
+  for (const Family& family : Families()) {
+    const Verdict v = Check(family, [](std::string_view key) { return HashKey64(key); });
+    EXPECT_TRUE(v.passed()) << v.detail;
+  }
+}
+
+// The key's first 8 bytes as a little-endian number: what a filter hashing nothing
+// would see. Every family must expose it.
+TEST(HashQualityTest, TheChecksRejectAWeakHash) {
+  const auto weak = [](std::string_view key) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, key.data(), std::min<std::size_t>(8, key.size()));
+    return v;
+  };
+  for (const Family& family : Families()) {
+    const Verdict v = Check(family, weak);
+    EXPECT_FALSE(v.passed()) << v.detail;
+  }
+}
+
+// The filter's own key path is the kernels' path with HashKey64 (blocked_lanes_test
+// pins the bits); end to end, sequential integers through Add and MayContain.
+TEST(HashQualityTest, FilterRateAtTheoryOnSequentialIntegers) {
+  constexpr std::uint64_t kN = 1 << 16;
+  constexpr std::uint64_t kQ = 1 << 18;
+  auto f = BlockedBloomFilter::Create({.capacity = kN, .fp_rate = 0.01, .blocked_layout = BlockedLayout::kLanes256});
+  ASSERT_TRUE(f.ok());
+  for (std::uint64_t i = 0; i < kN; ++i) ASSERT_TRUE(f->Add(IntegerKey(i)).ok());
+  std::uint64_t false_positives = 0;
+  for (std::uint64_t i = kN; i < kN + kQ; ++i) false_positives += f->MayContain(IntegerKey(i)) ? 1U : 0U;
+  const double expected = f->ExpectedFpRate() * static_cast<double>(kQ);
+  EXPECT_NEAR(static_cast<double>(false_positives), expected, 5 * std::sqrt(expected));
+}
+
+}  // namespace
+}  // namespace bloomkit
