@@ -18,6 +18,12 @@
 //    many removes). saturated_counters() says how many there are. With 4-bit counters
 //    and a filter at capacity, a counter reaches 16 with probability below 1.4e-15 *
 //    m (Fan et al., section 5.2), i.e. only through repeated adds of the same keys.
+//  - Removing a saturated key: a saturated counter has forgotten how many adds it holds,
+//    so Remove decrements only the key's counters below max_count(). It removes one
+//    occurrence (returns true, count() falls by 1) when at least one of them went down.
+//    When every counter of the key is saturated nothing can go down: the key stays
+//    present for good, Remove returns false and count() is unchanged, however often it
+//    is called (Count(key) == max_count() tells this from an absent key).
 //  - Thread safety: const methods may run concurrently with each other; Add, Remove,
 //    Clear need exclusive access (wrap in bloomkit::Synchronized<> to share one).
 //
@@ -83,7 +89,8 @@ class CountingBloomFilter {
   Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKeyIfAbsent(key); }
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
   // Decrements the key's counters if all are non-zero and returns true; otherwise
-  // changes nothing and returns false. Saturated counters stay saturated.
+  // changes nothing and returns false. Saturated counters stay saturated, so a key
+  // whose counters are all saturated cannot be removed: false, nothing changes.
   [[nodiscard]] bool Remove(std::string_view key) noexcept;
   // The smallest of the key's counters: an upper bound on how often it was added
   // (minus removes), or max_count() when that counter saturated.
@@ -126,7 +133,7 @@ class CountingBloomFilter {
   [[nodiscard]] std::uint32_t max_count() const noexcept { return (1U << counter_bits_) - 1U; }
   [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
   [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
-  // Adds minus successful removes.
+  // Adds minus successful removes (Remove returned true).
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return counters_.bytes(); }
   [[nodiscard]] std::uint64_t bytes_held() const noexcept { return counters_.bytes(); }

@@ -90,7 +90,11 @@ class ScalableBloomFilter {
 
   // Adds the key unless some stage already reports it. Returns true if it was added,
   // false if it may already be present; an error when a new stage is needed and not
-  // allowed (kFull for a non-scaling filter, kTooLarge at max_stages/max_memory_bytes).
+  // allowed: kFull for a non-scaling filter, and for a chain whose next stage's rate
+  // would need more than kMaxNumHashes hashes (rate 0.5, growth 1: after 63 stages);
+  // kTooLarge at max_stages/max_memory_bytes. Create refuses (kInvalidArgument) an
+  // fp_rate whose first stage would need more than kMaxNumHashes hashes (below about
+  // 7.7e-20 for r = 0.5, 3.8e-20 non-scaling).
   Result<bool> AddIfAbsent(std::string_view key);
   Result<bool> AddHashIfAbsent(std::uint64_t hash);
   Result<bool> AddHashPairIfAbsent(HashPair hash);

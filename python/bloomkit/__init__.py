@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Iterator, Union
+from typing import Callable, Iterator, Optional, Union
 
 from bloomkit._bloomkit import (
     DEFAULT_MAX_MEMORY,
@@ -30,6 +30,7 @@ from bloomkit._bloomkit import (
     ConcurrentBloomFilter,
     CountingBloomFilter,
     CuckooFilter,
+    FileLock,
     ScalableBloomFilter,
     from_bytes,
     inspect,
@@ -45,6 +46,7 @@ from bloomkit._errors import (
     FullError,
     IncompatibleError,
     InvalidArgumentError,
+    LockedError,
     ParameterMismatchError,
     ReservedNonZeroError,
     TooLargeError,
@@ -80,19 +82,36 @@ KINDS = {
 
 @contextlib.contextmanager
 def update_file(
-    path: Union[str, bytes, os.PathLike], *, max_memory: int = DEFAULT_MAX_MEMORY
+    path: Union[str, bytes, os.PathLike],
+    *,
+    create: Optional[Callable[[], Filter]] = None,
+    wait: float = 60.0,
+    max_memory: int = DEFAULT_MAX_MEMORY,
 ) -> Iterator[Filter]:
-    """Loads the filter in `path`, yields it, and saves it back atomically when the block
-    ends without an exception (compressed if the file was). If the block raises, the
-    file keeps its old bytes:
+    """A locked read-modify-write of a filter file: takes the file's exclusive lock (the
+    one every `bloomkit` command that rewrites a file takes), loads the filter, yields it,
+    and when the block ends without an exception saves it back atomically (compressed if
+    the file was) before releasing the lock. If the block raises, the file keeps its old
+    bytes. Two writers, in Python or the CLI, never lose each other's keys: the second
+    waits up to `wait` seconds, then LockedError.
 
         with bloomkit.update_file("seen.bf") as seen:
             seen.update(new_urls)
+
+    With `create`, a missing file is created from `create()` (e.g.
+    `lambda: bloomkit.BloomFilter(capacity=10**6)`); two writers never both create it.
+    Symlinks are followed: the file the link names is updated.
     """
-    compressed = inspect(path, max_memory=max_memory)["compressed"]
-    flt = load(path, max_memory=max_memory)
-    yield flt
-    flt.save(path, compress=compressed)
+    with FileLock(path, wait=wait, missing_ok=create is not None) as lock:
+        target = lock.path
+        if create is not None and not os.path.exists(target):
+            flt = create()
+            compressed = False
+        else:
+            compressed = inspect(target, max_memory=max_memory)["compressed"]
+            flt = load(target, max_memory=max_memory)
+        yield flt
+        flt.save(target, compress=compressed)
 
 
 __all__ = [
@@ -111,10 +130,12 @@ __all__ = [
     "DecompressFailedError",
     "Error",
     "FileError",
+    "FileLock",
     "Filter",
     "FullError",
     "IncompatibleError",
     "InvalidArgumentError",
+    "LockedError",
     "ParameterMismatchError",
     "ReservedNonZeroError",
     "ScalableBloomFilter",

@@ -121,6 +121,13 @@ class UnsupportedError(Error):
     code, code_name = 16, "unsupported"
 
 
+class LockedError(Error, TimeoutError):
+    """Another writer held the file's lock for longer than the wait (the CLI's exit 3,
+    "locked by another writer")."""
+
+    code, code_name = 17, "locked"
+
+
 _BY_CODE: dict[int, type[Error]] = {
     cls.code: cls
     for cls in (
@@ -140,6 +147,7 @@ _BY_CODE: dict[int, type[Error]] = {
         FileError,
         FullError,
         UnsupportedError,
+        LockedError,
     )
 }
 

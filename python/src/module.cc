@@ -1031,6 +1031,35 @@ PYBIND11_MODULE(_bloomkit, m) {
         return HeaderDict(header.value());
       },
       py::arg("path"), py::kw_only(), py::arg("max_memory") = kDefaultMaxMemory);
+  py::class_<FileLock>(m, "FileLock",
+                       "An exclusive lock on a filter file for a read-modify-write: the lock every\n"
+                       "`bloomkit` command that rewrites a file takes (flock on the file the path names,\n"
+                       "symlinks resolved). Use it as a context manager; update_file() takes it for you.\n\n"
+                       "FileLock(path, *, wait=60.0, missing_ok=False): waits up to `wait` seconds for\n"
+                       "another writer (then LockedError); with missing_ok, a missing file locks its\n"
+                       "directory so that two writers do not both create it.")
+      .def(py::init([](const py::object& path, double wait, bool missing_ok) {
+             const std::string file = PathString(path);
+             Result<FileLock> lock = [&] {
+               py::gil_scoped_release nogil;
+               return FileLock::Acquire(file, LockOptions{.wait_seconds = wait, .missing_ok = missing_ok});
+             }();
+             if (!lock.ok()) Throw(Error(lock.error().code(), file + ": " + lock.error().message()));
+             return std::make_unique<FileLock>(std::move(lock).value());
+           }),
+           py::arg("path"), py::kw_only(), py::arg("wait") = kDefaultLockWaitSeconds, py::arg("missing_ok") = false)
+      .def_property_readonly(
+          "path", [](const FileLock& self) { return self.path().string(); },
+          "The locked file's path with symlinks resolved: load and save through it.")
+      .def_property_readonly("held", &FileLock::held, "True until release().")
+      .def(
+          "release", [](FileLock& self) { self = FileLock(); }, "Releases the lock (also done by the with block).")
+      .def(
+          "__enter__", [](FileLock& self) -> FileLock& { return self; }, py::return_value_policy::reference)
+      .def("__exit__", [](FileLock& self, const py::args&) {
+        self = FileLock();
+        return false;
+      });
   m.def(
       "error_code_name", [](int code) { return std::string(ErrorCodeName(static_cast<ErrorCode>(code))); },
       py::arg("code"));

@@ -187,13 +187,18 @@ bool CountingBloomFilter::RemoveHashPair(HashPair hash) noexcept {
   });
   std::sort(positions, positions + n);
   const std::uint32_t max = max_count();
+  bool any_unsaturated = false;
   for (std::uint32_t i = 0; i < n;) {
     std::uint32_t j = i + 1;
     while (j < n && positions[j] == positions[i]) ++j;
     const std::uint32_t c = Get(positions[i]);
     if (c != max && c < j - i) return false;
+    any_unsaturated = any_unsaturated || c != max;
     i = j;
   }
+  // Every counter saturated: none can go down, so no occurrence is removed and the key
+  // stays present for good (header, "Overflow").
+  if (!any_unsaturated) return false;
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint32_t c = Get(positions[i]);
     if (c != max) Set(positions[i], c - 1);

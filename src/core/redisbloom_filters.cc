@@ -213,6 +213,12 @@ Result<RedisBloomScalableFilter> RedisBloomScalableFilter::Create(const RedisBlo
   f.growth_ = options.expansion;
   f.max_memory_bytes_ = options.max_memory_bytes;
   const double tightening = options.non_scaling ? 1 : kTighteningRatio;
+  // RedisBloom halves the rate for the first link: 5e-324 (the smallest double) then
+  // rounds to 0 and no link can be sized (RedisBloom: "ERR could not create filter").
+  if (!(options.fp_rate * tightening > 0)) {
+    return MakeError(ErrorCode::kInvalidArgument, "error rate ", options.fp_rate,
+                     " is too small: the first link's rate, half of it, rounds to 0");
+  }
   Status added = f.AddLink(options.capacity, options.fp_rate * tightening);
   if (!added.ok()) return added.error();
   return f;

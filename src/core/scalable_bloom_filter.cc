@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <string>
 
 #include "bloomkit/sizing.h"
 #include "internal/codec.h"
@@ -26,6 +27,22 @@ std::uint64_t AlignUp64(std::uint64_t bytes) {
   return (bytes + 63) & ~std::uint64_t{63};
 }
 
+// Below about 2^-64.5 a classic stage's optimal number of hashes, round(log2(1/p)),
+// passes kMaxNumHashes (64): the smallest rate any stage can have.
+double SmallestStageRate() noexcept {
+  return std::exp2(-64.5);
+}
+
+// Why a stage of `capacity` keys at `fp_rate` cannot be sized whatever the memory
+// limit ("" if it can): the rate underflowed to 0, or it needs more than 64 hashes.
+std::string StageRateProblem(std::uint64_t capacity, double fp_rate) {
+  if (!(fp_rate > 0.0)) return "its error rate rounds to 0";
+  auto params =
+      CalculateParameters(capacity, fp_rate, FilterKind::kClassic, std::numeric_limits<std::uint64_t>::max() / 8);
+  if (!params.ok() && params.error().code() == ErrorCode::kInvalidArgument) return params.error().message();
+  return {};
+}
+
 Status ValidateOptions(const ScalableOptions& o) {
   using internal::MakeError;
   if (o.initial_capacity == 0) {
@@ -39,6 +56,14 @@ Status ValidateOptions(const ScalableOptions& o) {
   if (o.max_stages == 0 || o.max_stages > kMaxScalableStages) {
     return MakeError(ErrorCode::kInvalidArgument, "max_stages must be in [1, ", kMaxScalableStages, "], got ",
                      o.max_stages);
+  }
+  // The first stage gets fp_rate * (1 - r): 5e-324 * 0.5 rounds to 0, and 1e-300 * 0.5
+  // needs 998 hashes. Either is an error rate too small, not a filter too large.
+  const double share = o.scaling ? 1.0 - o.tightening : 1.0;
+  if (const std::string problem = StageRateProblem(o.initial_capacity, o.fp_rate * share); !problem.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, "error rate ", o.fp_rate, " is too small: its first stage (", share,
+                     " of it) cannot be sized: ", problem, "; the smallest error rate is about ",
+                     SmallestStageRate() / share);
   }
   return {};
 }
@@ -246,6 +271,14 @@ Status ScalableBloomFilter::AddStage(std::uint64_t initial_capacity) {
   o.initial_capacity = initial_capacity;
   auto target = StageTarget(o, num_stages_);
   if (!target.ok()) return target.error();
+  // Each stage has r times the previous one's rate, so a chain that grows long enough
+  // reaches a rate no stage can have (more than 64 hashes: stage 63 at error rate 0.5,
+  // expansion 1, after 63 items in 664 bytes). The filter is full; it is not too large.
+  if (const std::string problem = StageRateProblem(target->capacity, target->fp_rate); !problem.empty()) {
+    return MakeError(ErrorCode::kFull, "scalable filter is full at ", count(), " items in ", num_stages_,
+                     " stages: stage ", num_stages_, " would have error rate ", target->fp_rate, " (", tightening_,
+                     " times the previous stage's), and ", problem);
+  }
   const std::uint64_t used = memory_bytes();
   const std::uint64_t budget = max_memory_bytes_ > used ? max_memory_bytes_ - used : 0;
   auto stage = CreateStage(target->capacity, target->fp_rate, budget, whole_words_ != 0);

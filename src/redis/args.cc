@@ -2,6 +2,7 @@
 // Argument parsing of bloomkit.so (args.h).
 #include "args.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -45,7 +46,12 @@ Error ArgError(std::string_view base, const Parts&... parts) {
 // capacities, bounded only by MAX_FILTER_BYTES (checked when the filter is created).
 constexpr auto kMaxCapacity = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
 constexpr std::int64_t kMaxExpansion = std::int64_t{1} << 20;
-constexpr std::int64_t kMaxIterationsLimit = std::int64_t{1} << 20;
+// RedisBloom 2.8's cuckoo ranges (CF_MAX_ITERATIONS, CF_MAX_BUCKET_SIZE,
+// CF_MAX_EXPANSION in its cf.h): CF.RESERVE refuses values outside them with the texts
+// of replies.h, in both formats. Native filters take the bucket sizes 2, 4 and 8 of these.
+constexpr std::int64_t kMaxIterationsLimit = 65535;
+constexpr std::int64_t kMaxBucketSizeLimit = 255;
+constexpr std::int64_t kMaxCfExpansion = 32768;
 
 bool IsValidBucketSize(std::int64_t b) {
   return b == 2 || b == 4 || b == 8;
@@ -81,7 +87,10 @@ std::optional<std::int64_t> ParseInt64(std::string_view text) noexcept {
 }
 
 std::optional<double> ParseDouble(std::string_view text) noexcept {
-  // Redis accepts what strtold accepts with nothing left over, no spaces, not NaN.
+  // As Redis' string2d (RedisModule_StringToDouble): what strtod accepts with nothing
+  // left over and no leading space; not NaN, and not a value that overflowed (1e400) or
+  // underflowed to 0 (1e-400). "inf" is a number: the range checks refuse it, as
+  // RedisBloom's do.
   if (text.empty() || text.size() > 64) return std::nullopt;
   char buffer[65];
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -91,8 +100,10 @@ std::optional<double> ParseDouble(std::string_view text) noexcept {
   }
   buffer[text.size()] = '\0';
   char* end = nullptr;
+  errno = 0;
   const double value = std::strtod(buffer, &end);
-  if (end != buffer + text.size() || !std::isfinite(value)) return std::nullopt;
+  const bool out_of_range = errno == ERANGE && (std::isinf(value) || value == 0.0);
+  if (end != buffer + text.size() || std::isnan(value) || out_of_range) return std::nullopt;
   return value;
 }
 
@@ -183,7 +194,7 @@ Result<ModuleConfig> ParseModuleArgs(Args args) {
       if (!v.ok()) return std::move(v).error();
       config.cf_max_iterations = static_cast<std::uint32_t>(v.value());
     } else if (EqualsIgnoreCase(name, "CF_EXPANSION")) {
-      auto v = integer(0, kMaxExpansion);
+      auto v = integer(0, kMaxCfExpansion);
       if (!v.ok()) return std::move(v).error();
       config.cf_expansion = static_cast<std::uint32_t>(v.value());
     } else if (EqualsIgnoreCase(name, "CF_MAX_EXPANSIONS")) {
@@ -330,7 +341,8 @@ Result<CfCreateArgs> ParseCfReserve(Args args, const ModuleConfig& config) {
   out.expansion = config.cf_expansion;
   const auto capacity = ParseInt64(args[0]);
   if (!capacity) return ArgError(reply::kCfBadCapacity, Quote(args[0]), " is not an integer");
-  if (*capacity <= 0) return ArgError(reply::kCfBadCapacity, "must be > 0, got ", *capacity);
+  // RedisBloom compares every capacity with 2 x BUCKETSIZE, 0 and negatives included.
+  if (*capacity <= 0) return ArgError(reply::kCfCapacityTooSmall, "capacity ", *capacity);
   out.capacity = static_cast<std::uint64_t>(*capacity);
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string_view word = args[i];
@@ -345,18 +357,18 @@ Result<CfCreateArgs> ParseCfReserve(Args args, const ModuleConfig& config) {
     const auto v = ParseInt64(value);
     if (is_bucket) {
       if (!v) return ArgError(reply::kCfBadBucketSize, Quote(value), " is not an integer");
-      if (*v <= 0) return ArgError(reply::kCfBucketSizeRange, "got ", *v);
-      if (!IsValidBucketSize(*v)) return ArgError(reply::kCfBadBucketSize, "bloomkit supports 2, 4 or 8, got ", *v);
+      if (*v <= 0 || *v > kMaxBucketSizeLimit) return ArgError(reply::kCfBucketSizeRange, "got ", *v);
+      if (!IsValidBucketSize(*v)) {
+        return ArgError(reply::kCfBadBucketSize, "native cuckoo filters take 2, 4 or 8, got ", *v);
+      }
       out.bucket_size = static_cast<std::uint32_t>(*v);
     } else if (is_iterations) {
       if (!v) return ArgError(reply::kCfBadMaxIterations, Quote(value), " is not an integer");
-      if (*v <= 0 || *v > kMaxIterationsLimit) {
-        return ArgError(reply::kCfMaxIterationsRange, "valid [1, 1048576], got ", *v);
-      }
+      if (*v <= 0 || *v > kMaxIterationsLimit) return ArgError(reply::kCfMaxIterationsRange, "got ", *v);
       out.max_iterations = static_cast<std::uint32_t>(*v);
     } else {
       if (!v) return ArgError(reply::kCfBadExpansion, Quote(value), " is not an integer");
-      if (*v < 0 || *v > kMaxExpansion) return ArgError(reply::kCfExpansionRange, "valid [0, 1048576], got ", *v);
+      if (*v < 0 || *v > kMaxCfExpansion) return ArgError(reply::kCfExpansionRange, "got ", *v);
       out.expansion = static_cast<std::uint32_t>(*v);
     }
   }
@@ -435,10 +447,18 @@ Result<BfInfoField> ParseBfInfoField(Args args) {
   return ArgError(reply::kInvalidInfoValue, Quote(f), " (valid: CAPACITY, SIZE, FILTERS, ITEMS, EXPANSION)");
 }
 
-Result<std::int64_t> ParseScanIterator(std::string_view text, bool for_loadchunk) {
+Result<std::int64_t> ParseScanIterator(std::string_view text, bool for_loadchunk, bool cuckoo) {
   const auto v = ParseInt64(text);
-  if (!v) return ArgError(reply::kBfIteratorNotNumeric, Quote(text), " is not an integer");
   const std::int64_t min = for_loadchunk ? 1 : 0;
+  if (cuckoo) {  // RedisBloom's CF.SCANDUMP / CF.LOADCHUNK: one text for both
+    if (!v) return ArgError(reply::kCfInvalidPosition, Quote(text), " is not an integer");
+    if (*v < min) return ArgError(reply::kCfInvalidPosition, "iterator must be >= ", min, ", got ", *v);
+    return *v;
+  }
+  if (!v) {
+    return ArgError(for_loadchunk ? reply::kBfIteratorNotNumeric : reply::kRbIteratorNotNumeric, Quote(text),
+                    " is not an integer");
+  }
   if (*v < min) return ArgError(reply::kChunkOutOfOrder, "iterator must be >= ", min, ", got ", *v);
   return *v;
 }

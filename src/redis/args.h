@@ -57,7 +57,7 @@ Result<ModuleConfig> ParseModuleArgs(Args args);
 
 // Strict integer: "-12" ok; " 12", "12x", "", "007", "-0" and overflow rejected.
 std::optional<std::int64_t> ParseInt64(std::string_view text) noexcept;
-// Strict finite double ("0.01", "1e-3"); "nan", "inf", "" rejected.
+// A double as Redis reads one ("0.01", "1e-3", "inf"); "nan", "", "1e400", "1e-400" rejected.
 std::optional<double> ParseDouble(std::string_view text) noexcept;
 // Byte size with an optional k/kb/m/mb/g/gb suffix (powers of 1024), as redis.conf.
 std::optional<std::uint64_t> ParseBytes(std::string_view text) noexcept;
@@ -115,7 +115,9 @@ Result<CbfCreateArgs> ParseCbfReserve(Args args, const ModuleConfig& config);
 enum class BfInfoField { kAll, kCapacity, kSize, kFilters, kItems, kExpansion };
 Result<BfInfoField> ParseBfInfoField(Args args);
 
-// The iterator of SCANDUMP (>= 0) and LOADCHUNK (>= 1).
-Result<std::int64_t> ParseScanIterator(std::string_view text, bool for_loadchunk);
+// The iterator of SCANDUMP (>= 0) and LOADCHUNK (>= 1), with RedisBloom's texts: for
+// CF (`cuckoo`) "Invalid position", for BF "Second argument must be numeric" (BF.LOADCHUNK
+// with "ERR " before it).
+Result<std::int64_t> ParseScanIterator(std::string_view text, bool for_loadchunk, bool cuckoo = false);
 
 }  // namespace bloomkit::redis

@@ -32,6 +32,17 @@ Result<ScalableBloomFilter> CreateFilter(const BfCreateArgs& args) {
   return filter;
 }
 
+// The reply to a failed add: a full NONSCALING filter, a scaling one that cannot add its
+// next stage (its rate would need more than 64 hashes), or a limit (MAX_FILTER_BYTES,
+// maxmemory).
+std::string AddErrorText(const ScalableBloomFilter& filter, const Error& error) {
+  if (error.code() == ErrorCode::kFull) {
+    if (!filter.options().scaling) return std::string(reply::kNonScalingFull);
+    return ReplyError(reply::kInsertProblem, error.message()).message();
+  }
+  return CoreError(error).message();
+}
+
 // Outcome of adding one item: 1 added, 0 maybe present, or an error reply text.
 struct AddOutcome {
   int added = 0;
@@ -87,8 +98,7 @@ std::vector<AddOutcome> AddItems(ScalableBloomFilter& filter, const Command& cmd
     for (const HashPair& hash : hashes) {
       auto added = filter.AddHashPairIfAbsent(hash);
       if (!added.ok()) {
-        out.push_back({0, added.error().code() == ErrorCode::kFull ? std::string(reply::kNonScalingFull)
-                                                                   : CoreError(added.error()).message()});
+        out.push_back({0, AddErrorText(filter, added.error())});
         return out;
       }
       if (added.value()) *modified = true;
@@ -122,10 +132,7 @@ Status InsertCommon(Command& cmd, const BfCreateArgs& create, bool autocreate, s
       value->Touch();
       cmd.Replicate();
     }
-    if (!added.ok()) {
-      if (added.error().code() == ErrorCode::kFull) return ReplyError(reply::kNonScalingFull);
-      return CoreError(added.error());
-    }
+    if (!added.ok()) return ReplyError(AddErrorText(value->filter, added.error()));
     cmd.Bool(added.value());
     return {};
   }

@@ -26,7 +26,7 @@ Result<CuckooFilter> CreateFilter(const CfCreateArgs& args) {
   options.max_filters = Config().cf_max_expansions;
   options.max_memory_bytes = Config().max_filter_bytes;
   auto filter = CuckooFilter::Create(options);
-  if (!filter.ok()) return CoreError(filter.error());
+  if (!filter.ok()) return CoreError(filter.error(), reply::kCfCannotCreate);
   return filter;
 }
 

@@ -30,8 +30,10 @@ inline Error ReplyError(std::string_view text) {
 inline Error ReplyError(std::string_view text, std::string_view detail) {
   return Error(ErrorCode::kInvalidArgument, std::string(text) + ": " + std::string(detail));
 }
-// The reply text for an error of the core library (creating, growing, loading a filter).
-Error CoreError(const Error& error);
+// The reply text for an error of the core library (creating, growing, loading a filter):
+// kTooLarge is "ERR filter too large: ...", kFull "ERR non scaling filter is full", and
+// kInvalidArgument (parameters no filter can have) `cannot_create` and the reason.
+Error CoreError(const Error& error, std::string_view cannot_create = reply::kBfCannotCreate);
 
 // maxmemory (module.cc): Dispatch brackets every command with Begin/EndCommand. While a
 // client's command runs on a server with maxmemory, filter allocations of 64 KiB or

@@ -198,7 +198,7 @@ Status ScanDump(Command& cmd) {
   OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
   const auto found = Find<Family>(key);
   if (auto s = RequireReady(found); !s.ok()) return s;
-  auto iterator = ParseScanIterator(cmd.arg(2), /*for_loadchunk=*/false);
+  auto iterator = ParseScanIterator(cmd.arg(2), /*for_loadchunk=*/false, Family::Filter::kKind == FilterKind::kCuckoo);
   if (!iterator.ok()) return std::move(iterator).error();
   auto& value = *found.value;
   Transfer& state = value.transfer_state();
@@ -255,7 +255,7 @@ template <typename Family>
 Status LoadChunk(Command& cmd) {
   using Filter = typename Family::Filter;
   if (cmd.argc() != 4) return cmd.WrongArity(), Status();
-  auto iterator = ParseScanIterator(cmd.arg(2), /*for_loadchunk=*/true);
+  auto iterator = ParseScanIterator(cmd.arg(2), /*for_loadchunk=*/true, Family::Filter::kKind == FilterKind::kCuckoo);
   if (!iterator.ok()) return std::move(iterator).error();
   const std::string_view data_text = cmd.arg(3);
   const std::span<const std::byte> data(reinterpret_cast<const std::byte*>(data_text.data()), data_text.size());

@@ -332,11 +332,12 @@ const ModuleConfig& Config() noexcept {
   return g_config;
 }
 
-Error CoreError(const Error& error) {
+Error CoreError(const Error& error, std::string_view cannot_create) {
   if (!AllocationRefusal().empty()) return ReplyError(AllocationRefusal());
   switch (error.code()) {
     case ErrorCode::kTooLarge: return ReplyError(reply::kTooLarge, error.message());
     case ErrorCode::kFull: return ReplyError(reply::kNonScalingFull);
+    case ErrorCode::kInvalidArgument: return ReplyError(cannot_create, error.message());
     default: return ReplyError("ERR", error.message());
   }
 }

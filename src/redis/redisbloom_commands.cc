@@ -126,8 +126,11 @@ Result<RedisBloomScalableFilter> CreateChain(const BfCreateArgs& args) {
   return chain;
 }
 
+// RedisBloom's texts: a full NONSCALING chain, a link that cannot be sized (its error
+// rate, halved once per link, rounds to 0 after about 1,075 links), or a limit.
 std::string AddErrorText(const Error& error) {
   if (error.code() == ErrorCode::kFull) return std::string(reply::kNonScalingFull);
+  if (error.code() == ErrorCode::kInvalidArgument) return ReplyError(reply::kInsertProblem, error.message()).message();
   return CoreError(error).message();
 }
 
@@ -138,7 +141,8 @@ Result<BfCreateArgs> ParseRbReserve(const Command& cmd) {
   out.expansion = Config().expansion;
   const auto rate = ParseDouble(cmd.arg(2));
   if (!rate) return ReplyError(reply::kBadErrorRate);
-  if (*rate <= 0 || *rate >= 1) return ReplyError(reply::kErrorRateRange);
+  // RedisBloom's text, byte for byte, ends with a space.
+  if (*rate <= 0 || *rate >= 1) return ReplyError(std::string(reply::kErrorRateRange) + " ");
   out.error_rate = *rate;
   const auto capacity = ParseInt64(cmd.arg(3));
   if (!capacity) return ReplyError(reply::kBadCapacity);
@@ -408,7 +412,7 @@ Result<RedisCuckooFilter> CreateCuckoo(const CfCreateArgs& args) {
   options.expansion = args.expansion;
   options.max_memory_bytes = Config().max_filter_bytes;
   auto filter = RedisCuckooFilter::Create(options);
-  if (!filter.ok()) return CoreError(filter.error());
+  if (!filter.ok()) return CoreError(filter.error(), reply::kCfCannotCreate);
   return filter;
 }
 
@@ -431,19 +435,19 @@ Result<CfCreateArgs> ParseRbCfReserve(const Command& cmd) {
   if (const std::size_t at = find("MAXITERATIONS"); at != 0) {
     const auto v = ParseInt64(cmd.arg(at));
     if (!v) return ReplyError(reply::kCfBadMaxIterations);
-    if (*v < 1 || *v > kRedisCuckooMaxIterations) return ReplyError(reply::kRbMaxIterationsRange);
+    if (*v < 1 || *v > kRedisCuckooMaxIterations) return ReplyError(reply::kCfMaxIterationsRange);
     out.max_iterations = static_cast<std::uint32_t>(*v);
   }
   if (const std::size_t at = find("BUCKETSIZE"); at != 0) {
     const auto v = ParseInt64(cmd.arg(at));
     if (!v) return ReplyError(reply::kCfBadBucketSize);
-    if (*v < 1 || *v > kRedisCuckooMaxBucketSize) return ReplyError(reply::kRbBucketSizeRange);
+    if (*v < 1 || *v > kRedisCuckooMaxBucketSize) return ReplyError(reply::kCfBucketSizeRange);
     out.bucket_size = static_cast<std::uint32_t>(*v);
   }
   if (const std::size_t at = find("EXPANSION"); at != 0) {
     const auto v = ParseInt64(cmd.arg(at));
     if (!v) return ReplyError(reply::kCfBadExpansion);
-    if (*v < 0 || *v > kRedisCuckooMaxExpansion) return ReplyError(reply::kRbExpansionRange);
+    if (*v < 0 || *v > kRedisCuckooMaxExpansion) return ReplyError(reply::kCfExpansionRange);
     out.expansion = static_cast<std::uint32_t>(*v);
   }
   if (*capacity < 2 * static_cast<std::int64_t>(out.bucket_size)) return ReplyError(reply::kCfCapacityTooSmall);

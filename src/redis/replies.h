@@ -36,15 +36,26 @@ inline constexpr std::string_view kBfIteratorNotNumeric = "ERR Second argument m
 
 // BF.* results.
 inline constexpr std::string_view kNonScalingFull = "ERR non scaling filter is full";
+// Parameters that pass the argument checks but give no filter (an error rate so small its
+// first stage needs more than 64 hashes, or rounds to 0): RedisBloom's text when it
+// cannot size the first link (BF: "could", CF: "Could").
+inline constexpr std::string_view kBfCannotCreate = "ERR could not create filter";
+inline constexpr std::string_view kCfCannotCreate = "ERR Could not create filter";
+// A scaling filter that cannot add its next stage (its error rate would need more than
+// 64 hashes): RedisBloom's text when adding a link fails.
+inline constexpr std::string_view kInsertProblem = "ERR problem inserting into filter";
 
 // CF.* arguments and results.
 inline constexpr std::string_view kCfBadCapacity = "Bad capacity";
 inline constexpr std::string_view kCfBadMaxIterations = "Couldn't parse MAXITERATIONS";
-inline constexpr std::string_view kCfMaxIterationsRange = "MAXITERATIONS parameter needs to be a positive integer";
+inline constexpr std::string_view kCfMaxIterationsRange =
+    "MAXITERATIONS: value must be an integer between 1 and 65535, inclusive.";
 inline constexpr std::string_view kCfBadBucketSize = "Couldn't parse BUCKETSIZE";
-inline constexpr std::string_view kCfBucketSizeRange = "BUCKETSIZE parameter needs to be a positive integer";
+inline constexpr std::string_view kCfBucketSizeRange =
+    "BUCKETSIZE: value must be an integer between 1 and 255, inclusive.";
 inline constexpr std::string_view kCfBadExpansion = "Couldn't parse EXPANSION";
-inline constexpr std::string_view kCfExpansionRange = "EXPANSION parameter needs to be a non-negative integer";
+inline constexpr std::string_view kCfExpansionRange =
+    "EXPANSION: value must be an integer between 0 and 32768, inclusive.";
 inline constexpr std::string_view kCfCapacityTooSmall = "Capacity must be at least (BucketSize * 2)";
 inline constexpr std::string_view kCfFull = "Filter is full";
 inline constexpr std::string_view kCfMaxExpansions = "Maximum expansions reached";
@@ -65,12 +76,6 @@ inline constexpr std::string_view kFilterLoading = "ERR filter is still being lo
 
 // RedisBloom-format keys only (RedisBloom 2.8's texts).
 inline constexpr std::string_view kRbIteratorNotNumeric = "Second argument must be numeric";  // BF.SCANDUMP
-inline constexpr std::string_view kRbBucketSizeRange =
-    "BUCKETSIZE: value must be an integer between 1 and 255, inclusive.";
-inline constexpr std::string_view kRbMaxIterationsRange =
-    "MAXITERATIONS: value must be an integer between 1 and 65535, inclusive.";
-inline constexpr std::string_view kRbExpansionRange =
-    "EXPANSION: value must be an integer between 0 and 32768, inclusive.";
 inline constexpr std::string_view kRbCfCompactNotFound = "Cuckoo filter was not found";
 inline constexpr std::string_view kRbCfInvalidHeader = "Invalid header";
 inline constexpr std::string_view kRbCfCannotCreate = "Couldn't create filter!";

@@ -46,12 +46,19 @@ void CheckCfCreate(const r::CfCreateArgs& a) {
 
 void Numbers(std::string_view text) {
   if (const auto v = r::ParseInt64(text)) BLOOMKIT_FUZZ_CHECK(std::to_string(*v) == text);
-  if (const auto d = r::ParseDouble(text)) BLOOMKIT_FUZZ_CHECK(std::isfinite(*d));
+  // As Redis' string2d: never NaN; infinite only when written as such ("inf"), never
+  // through overflow ("1e400").
+  if (const auto d = r::ParseDouble(text)) {
+    BLOOMKIT_FUZZ_CHECK(!std::isnan(*d));
+    if (std::isinf(*d)) BLOOMKIT_FUZZ_CHECK(text.find_first_of("iI") != std::string_view::npos);
+  }
   (void)r::ParseBytes(text);
   BLOOMKIT_FUZZ_CHECK(r::EqualsIgnoreCase(text, text));
   for (const bool for_loadchunk : {false, true}) {
-    auto it = r::ParseScanIterator(text, for_loadchunk);
-    if (Accepted(it)) BLOOMKIT_FUZZ_CHECK(it.value() >= (for_loadchunk ? 1 : 0));
+    for (const bool cuckoo : {false, true}) {
+      auto it = r::ParseScanIterator(text, for_loadchunk, cuckoo);
+      if (Accepted(it)) BLOOMKIT_FUZZ_CHECK(it.value() >= (for_loadchunk ? 1 : 0));
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <string>
@@ -162,7 +163,14 @@ TEST(CountingBloomFilterTest, SaturatedCountersNeverCauseFalseNegatives) {
   // Its counters passed 15: at least its distinct positions saturated.
   EXPECT_GE(f.saturated_counters(), 1U);
   EXPECT_EQ(f.Occurrences(hot), 15U) << "a saturated minimum reads as max_count()";
-  for (int i = 0; i < 20; ++i) EXPECT_TRUE(f.Remove(hot)) << "remove " << i;
+  // Every counter of the hot key is saturated: no remove can take an occurrence off,
+  // so each one says so and the count of items stays (it once went down to 0 while
+  // nothing was decremented).
+  const std::uint64_t count = f.count();
+  const std::vector<std::uint64_t> words(f.words().begin(), f.words().end());
+  for (int i = 0; i < 20; ++i) EXPECT_FALSE(f.Remove(hot)) << "remove " << i;
+  EXPECT_EQ(f.count(), count);
+  EXPECT_TRUE(std::equal(words.begin(), words.end(), f.words().begin())) << "a refused Remove changed counters";
   std::uint64_t lost = 0;
   for (std::uint64_t i = 0; i < kOthers; ++i) lost += f.MayContain(Key(kPresent, i)) ? 0U : 1U;
   EXPECT_EQ(lost, 0U) << "overflow produced false negatives";
@@ -172,6 +180,40 @@ TEST(CountingBloomFilterTest, SaturatedCountersNeverCauseFalseNegatives) {
   // Removing the others one by one still never loses a remaining one.
   for (std::uint64_t i = 0; i < kOthers; i += 2) ASSERT_TRUE(f.Remove(Key(kPresent, i))) << i;
   for (std::uint64_t i = 1; i < kOthers; i += 2) ASSERT_TRUE(f.MayContain(Key(kPresent, i))) << i;
+}
+
+// A key with some counters saturated and some not: a remove takes the occurrence off the
+// ones below max_count() and counts as a removal.
+TEST(CountingBloomFilterTest, PartlySaturatedKeyRemovesFromTheOthers) {
+  CountingBloomFilter f = Make(2000, 0.01, 4);
+  const Key hot('h', 0);
+  for (int i = 0; i < 15; ++i) f.Add(hot);  // every counter of hot at 15: saturated
+  ASSERT_FALSE(f.Remove(hot));
+  // Find another key sharing at least one (saturated) counter with hot but not all.
+  const std::uint64_t before_saturated = f.saturated_counters();
+  for (std::uint64_t i = 0; i < 100000; ++i) {
+    const Key other(kPresent, i);
+    if (f.MayContain(other)) continue;
+    std::uint64_t shared = 0;
+    CountingBloomFilter probe = Make(2000, 0.01, 4);
+    probe.Add(other);
+    const auto pw = probe.words();
+    const auto fw = f.words();
+    for (std::size_t w = 0; w < pw.size(); ++w) {
+      for (unsigned c = 0; c < 16; ++c) {
+        if (((pw[w] >> (4 * c)) & 15U) != 0 && ((fw[w] >> (4 * c)) & 15U) == 15U) ++shared;
+      }
+    }
+    if (shared == 0) continue;
+    f.Add(other);
+    const std::uint64_t count = f.count();
+    EXPECT_TRUE(f.Remove(other));
+    EXPECT_EQ(f.count(), count - 1);
+    EXPECT_EQ(f.saturated_counters(), before_saturated);
+    EXPECT_TRUE(f.MayContain(hot));
+    return;
+  }
+  FAIL() << "no key shares a counter with the hot key";
 }
 
 TEST(CountingBloomFilterTest, EightBitCountersDoNotSaturateAtTwenty) {

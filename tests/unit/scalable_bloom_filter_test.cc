@@ -210,6 +210,35 @@ TEST(ScalableBloomFilterTest, StageAndMemoryLimitsAreErrorsNotAllocations) {
   }
 }
 
+// An error rate whose first stage cannot be sized (rounds to 0, or needs more than 64
+// hashes) is an invalid argument naming the rate, not a filter too large; and a chain
+// that grows until its next stage's rate needs 65 hashes is full, not too large (it
+// once said "filter too large" at stage 63 while holding 664 bytes).
+TEST(ScalableBloomFilterTest, TooSmallRatesAreNamedAsSuch) {
+  for (const double rate : {5e-324, 1e-300, 1e-20}) {
+    auto f = ScalableBloomFilter::Create({.initial_capacity = 1000, .fp_rate = rate});
+    ASSERT_FALSE(f.ok()) << rate;
+    EXPECT_EQ(f.error().code(), ErrorCode::kInvalidArgument) << f.error().message();
+    EXPECT_NE(f.error().message().find("is too small"), std::string::npos) << f.error().message();
+    EXPECT_NE(f.error().message().find("smallest error rate"), std::string::npos) << f.error().message();
+  }
+  auto tiny = ScalableBloomFilter::Create({.initial_capacity = 1000, .fp_rate = 1e-300});
+  EXPECT_NE(tiny.error().message().find("998 hashes"), std::string::npos) << tiny.error().message();
+  // Just above the smallest rate still works; a non-scaling filter takes twice as small.
+  EXPECT_TRUE(ScalableBloomFilter::Create({.initial_capacity = 1000, .fp_rate = 8e-20}).ok());
+  EXPECT_TRUE(ScalableBloomFilter::Create({.initial_capacity = 1000, .fp_rate = 4e-20, .scaling = false}).ok());
+
+  ScalableBloomFilter f = Make({.initial_capacity = 1, .fp_rate = 0.5, .growth = 1, .max_stages = 1024});
+  bloomkit::Result<bool> r = true;
+  std::uint64_t i = 0;
+  for (; i < 1000 && r.ok(); ++i) r = f.AddIfAbsent(Key(kPresent, i));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), ErrorCode::kFull) << r.error().message();
+  EXPECT_NE(r.error().message().find("65 hashes"), std::string::npos) << r.error().message();
+  EXPECT_EQ(f.num_stages(), 63U);
+  EXPECT_LT(f.memory_bytes(), 1000U);
+}
+
 TEST(ScalableBloomFilterTest, ClearKeepsOneEmptyStage) {
   ScalableBloomFilter f = Make({.initial_capacity = 100, .fp_rate = 0.01});
   AddKeys(f, kPresent, 1000);

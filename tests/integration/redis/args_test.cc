@@ -36,7 +36,11 @@ TEST(ParseNumbers, DoublesAreFiniteAndWhole) {
   EXPECT_DOUBLE_EQ(*ParseDouble("0.01"), 0.01);
   EXPECT_DOUBLE_EQ(*ParseDouble("1e-3"), 0.001);
   EXPECT_FALSE(ParseDouble("nan"));
-  EXPECT_FALSE(ParseDouble("inf"));
+  // As Redis' string2d: inf is a number (ranges refuse it), overflow and underflow are not.
+  EXPECT_TRUE(ParseDouble("inf"));
+  EXPECT_FALSE(ParseDouble("1e400"));
+  EXPECT_FALSE(ParseDouble("1e-400"));
+  EXPECT_DOUBLE_EQ(*ParseDouble("5e-324"), 5e-324);
   EXPECT_FALSE(ParseDouble(""));
   EXPECT_FALSE(ParseDouble("0.01x"));
   EXPECT_FALSE(ParseDouble(" 0.01"));

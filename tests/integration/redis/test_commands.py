@@ -283,12 +283,12 @@ class CommandTest(unittest.TestCase):
     def test_cf_errors(self):
         with self.server.client() as c:
             for args, prefix in ((("abc",), "Bad capacity"), (("100", "BUCKETSIZE", "x"), "Couldn't parse BUCKETSIZE"),
-                                 (("100", "BUCKETSIZE", "0"), "BUCKETSIZE parameter needs to be a positive integer"),
+                                 (("100", "BUCKETSIZE", "0"), "BUCKETSIZE: value must be an integer between 1 and 255"),
                                  (("100", "BUCKETSIZE", "3"), "Couldn't parse BUCKETSIZE"),
                                  (("100", "MAXITERATIONS", "x"), "Couldn't parse MAXITERATIONS"),
-                                 (("100", "MAXITERATIONS", "0"), "MAXITERATIONS parameter needs to be a positive"),
+                                 (("100", "MAXITERATIONS", "0"), "MAXITERATIONS: value must be an integer between 1 and 65535"),
                                  (("100", "EXPANSION", "x"), "Couldn't parse EXPANSION"),
-                                 (("100", "EXPANSION", "-1"), "EXPANSION parameter needs to be a non-negative"),
+                                 (("100", "EXPANSION", "-1"), "EXPANSION: value must be an integer between 0 and 32768"),
                                  (("3",), "Capacity must be at least (BucketSize * 2)")):
                 reply = c.call("CF.RESERVE", "k", *args)
                 self.assertIsInstance(reply, ReplyError, args)
@@ -346,6 +346,34 @@ class CommandTest(unittest.TestCase):
             self.assertEqual(dict(s.info(c.call("CBF.INFO", "auto")))[b"Capacity"], 100)
 
         self.each_protocol(body)
+
+    @time_limit(30)
+    def test_cbf_del_of_a_saturated_item(self):
+        """Deleting an item whose 4-bit counters all saturated removes nothing: CBF.DEL
+        answers 0 every time, the item stays, and "Number of items inserted" keeps its
+        adds (it used to answer 1 each time and count down to 0)."""
+        def items(c):
+            info = c.call("CBF.INFO", "s")
+            return dict(zip(info[0::2], info[1::2]))[b"Number of items inserted"]
+
+        with self.server.client() as c:
+            c.ok("CBF.RESERVE", "s", "0.01", "1000")
+            for _ in range(20):
+                c.call("CBF.ADD", "s", "hot")
+            self.assertEqual(c.call("CBF.COUNT", "s", "hot"), 15)
+            self.assertEqual(items(c), 20)
+            dump = c.call("DUMP", "s")
+            for _ in range(25):
+                self.assertEqual(c.call("CBF.DEL", "s", "hot"), 0)
+            self.assertEqual(items(c), 20)
+            self.assertEqual(c.call("CBF.EXISTS", "s", "hot"), 1)
+            self.assertEqual(c.call("DUMP", "s"), dump)
+            # An item with some counters free is removed from those: 1, and the count falls.
+            c.call("CBF.ADD", "s", "cold")
+            self.assertEqual(items(c), 21)
+            self.assertEqual(c.call("CBF.DEL", "s", "cold"), 1)
+            self.assertEqual(items(c), 20)
+            self.assertEqual(c.call("CBF.EXISTS", "s", "cold"), 0)
 
     @time_limit(30)
     def test_bf_merge(self):
