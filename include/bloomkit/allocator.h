@@ -21,8 +21,10 @@ struct Allocator {
   void (*deallocate)(void* pointer, std::size_t bytes, std::size_t alignment) noexcept;
 };
 
-// The most distinct allocators one process may install (the default included).
-inline constexpr std::size_t kMaxAllocators = 256;
+// The most distinct allocators one process may install (the default included). An
+// array names its allocator in one byte; the 256th value marks words the array does
+// not own (WordArray::Borrow).
+inline constexpr std::size_t kMaxAllocators = 255;
 
 // Installs `allocator` for all later allocations. Not thread-safe: call it at start-up.
 // Installing one already installed before (same two functions) reuses its entry; false,

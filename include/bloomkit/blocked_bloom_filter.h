@@ -51,6 +51,8 @@
 
 namespace bloomkit {
 
+struct FileHeader;
+
 namespace internal {
 struct BlockedOps;
 struct BlockedWords;
@@ -132,6 +134,11 @@ class BlockedBloomFilter {
  private:
   // It writes the words of a filter it owns.
   friend class ConcurrentBlockedBloomFilter;
+  friend class MappedFilter;  // builds a read-only filter over a mapped payload
+  // Checks a file's blocked parameters and builds the filter over its raw payload:
+  // copied into owned words, or borrowed in place (as BloomFilter::FromPayload).
+  static Result<BlockedBloomFilter> FromPayload(const FileHeader& header, std::span<const std::byte> payload,
+                                                bool borrow);
   BlockedBloomFilter(BlockedLayout layout, std::uint64_t num_blocks, std::uint32_t num_hashes, std::uint64_t capacity,
                      double fp_rate, WordArray words) noexcept;
   [[nodiscard]] bool lanes() const noexcept { return layout_ == BlockedLayout::kLanes256; }

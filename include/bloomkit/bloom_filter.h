@@ -34,6 +34,8 @@
 
 namespace bloomkit {
 
+struct FileHeader;
+
 namespace internal {
 enum class WordOp : int;
 }  // namespace internal
@@ -126,6 +128,11 @@ class BloomFilter {
   friend class CountingBloomFilter;
   friend class ConcurrentBloomFilter;
   friend class ScalableBloomFilter;  // sizes its stages to whole words (AddStage)
+  friend class MappedFilter;         // builds a read-only filter over a mapped payload
+  // Checks a file's classic parameters and builds the filter over its raw payload:
+  // copied into owned words, or borrowed in place (`borrow`: a mapped file's payload,
+  // 8-byte aligned, on a little-endian host).
+  static Result<BloomFilter> FromPayload(const FileHeader& header, std::span<const std::byte> payload, bool borrow);
 
   BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
               WordArray words) noexcept;

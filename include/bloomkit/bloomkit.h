@@ -11,6 +11,7 @@
 #include "bloomkit/file_io.h"         // IWYU pragma: export
 #include "bloomkit/filter.h"          // IWYU pragma: export
 #include "bloomkit/format.h"          // IWYU pragma: export
+#include "bloomkit/mapped_filter.h"   // IWYU pragma: export
 #include "bloomkit/hash.h"            // IWYU pragma: export
 #include "bloomkit/options.h"         // IWYU pragma: export
 #include "bloomkit/redisbloom.h"      // IWYU pragma: export

@@ -3,7 +3,8 @@
 // through the allocator seam (allocator.h). Copies are deep; moves steal. 16 bytes: the
 // pointer, and in one word the count of words (48 bits, up to 2 PiB), the allocator's
 // index and a byte that the owner may use (owner_byte: the classic filter keeps its hash
-// count there, so that it stays 48 bytes).
+// count there, so that it stays 48 bytes). A borrowed array (Borrow) points at words it
+// does not own, such as a read-only file mapping, and never frees them.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +27,12 @@ class WordArray {
   // `num_words` zero words, or an empty array with ok() false if the allocator has no
   // memory. Callers check the size against their memory limit first.
   static WordArray Allocate(std::uint64_t num_words) noexcept;
+  // An array over `num_words` words that stay the caller's (alive and unchanged while
+  // the array is used): never freed by it, and only to be read when the memory is
+  // read-only. A copy of a borrowed array allocates and owns its words.
+  //   WordArray view = WordArray::Borrow(mapped_words, n);
+  static WordArray Borrow(const std::uint64_t* data, std::uint64_t num_words) noexcept;
+  [[nodiscard]] bool borrowed() const noexcept { return allocator_ == kBorrowedIndex; }
 
   [[nodiscard]] bool ok() const noexcept { return data_ != nullptr || num_words_ == 0; }
   [[nodiscard]] std::uint64_t* data() noexcept { return data_; }
@@ -42,6 +49,7 @@ class WordArray {
   }
 
  private:
+  static constexpr std::uint64_t kBorrowedIndex = 255;  // allocator_ of a borrowed array
   void Release() noexcept;
 
   std::uint64_t* data_ = nullptr;

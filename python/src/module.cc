@@ -54,7 +54,7 @@ namespace {
 
 // Batches go through the core in chunks of this many keys: the copied keys of one chunk
 // stay in cache and a generator of billions of keys needs bounded memory.
-constexpr std::size_t kChunkKeys = std::size_t{1} << 16;
+constexpr std::size_t kChunkKeys = KeyArena::kKeys;
 // add_file: read size and the longest key accepted (as the CLI's KeyReader).
 constexpr std::size_t kFileBufferBytes = std::size_t{1} << 20;
 constexpr std::size_t kMaxFileKeyBytes = std::size_t{64} << 20;
@@ -379,8 +379,12 @@ Result<std::uint64_t> ReadKeyFile(const std::string& path, char separator, bool 
 }
 
 // ---------------------------------------------------------------------------------------
-// Batches from Python iterables: keys are copied into an arena chunk by chunk (GIL held),
-// then each chunk runs in the core with the GIL released.
+// Batches from Python iterables: keys are gathered chunk by chunk (GIL held), then each
+// chunk runs in the core with the GIL released.
+
+// How far ahead a list's str objects are prefetched: each key's first touch is a read
+// of its object, scattered over the heap.
+constexpr Py_ssize_t kKeyPrefetchDistance = 16;
 
 // Calls chunk(views) for each chunk of keys of `iterable`; returns the number of keys.
 template <typename Chunk>
@@ -390,31 +394,38 @@ std::uint64_t ForEachChunk(const py::handle& iterable, Chunk&& chunk) {
         "expected an iterable of keys, got a single str/bytes key (iterating it would add its characters): "
         "use add(key), or wrap it in a list");
   }
-  KeyArena arena;
+  KeyArena keys;
   std::uint64_t total = 0;
   auto flush = [&] {
-    if (arena.size() == 0) return;
-    const std::vector<std::string_view>& views = arena.Views();
-    chunk(std::span<const std::string_view>(views));
+    if (keys.size() == 0) return;
+    const std::span<const std::string_view> views = keys.Views();
+    chunk(views);
     total += views.size();
-    arena.Clear();
+    keys.Clear();
+  };
+  auto append = [&](PyObject* item) {
+    bool flush_first = false;
+    if (!keys.Append(item, &flush_first)) throw py::error_already_set();
+    if (flush_first) {
+      flush();
+      if (!keys.Append(item, &flush_first)) throw py::error_already_set();
+    }
+    if (keys.full()) flush();
   };
   PyObject* seq = iterable.ptr();
   if (PyList_CheckExact(seq) || PyTuple_CheckExact(seq)) {
     const bool list = PyList_CheckExact(seq);
     for (Py_ssize_t i = 0;; ++i) {
+      // Re-read every time: the previous chunk ran without the GIL, so the list may have shrunk.
       const Py_ssize_t size = list ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq);
       if (i >= size) break;
-      PyObject* item = list ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i);
-      if (!arena.Append(item)) throw py::error_already_set();
-      if (arena.size() == kChunkKeys) flush();
+      PyObject* const* items = list ? PySequence_Fast_ITEMS(seq) : &PyTuple_GET_ITEM(seq, 0);
+      if (i + kKeyPrefetchDistance < size) __builtin_prefetch(items[i + kKeyPrefetchDistance]);
+      append(items[i]);
     }
   } else {
     py::iterator it = py::iter(iterable);
-    for (py::handle item : it) {
-      if (!arena.Append(item.ptr())) throw py::error_already_set();
-      if (arena.size() == kChunkKeys) flush();
-    }
+    for (py::handle item : it) append(item.ptr());
   }
   flush();
   return total;

@@ -78,6 +78,18 @@ def test_update_takes_any_iterable(make):
     assert all(g.contains_many(many))
 
 
+def test_batches_of_large_keys_cross_the_chunk_buffer():
+    # Keys of up to 3 MiB: a chunk's 4 MiB buffer fills before its 2^16 keys, and a key
+    # larger than a quarter of it is taken alone; every key must still be added whole.
+    keys = [bytes([i]) * size for i, size in enumerate([10, 3 << 20, 20, 1 << 20, 2 << 20, 5, 3 << 20, 7])]
+    keys += [bytearray(b"m" * (1 << 20)), memoryview(b"v" * (3 << 20))]
+    f = bloomkit.BlockedBloomFilter(capacity=1000)
+    f.update(keys)
+    assert f.contains_many(keys) == [True] * len(keys)
+    assert all(key in f for key in keys)
+    assert not any(bytes(key)[:-1] in f for key in keys)  # whole keys, not truncated ones
+
+
 def test_contains_many_of_every_iterable(make):
     f = make()
     f.update(KEYS[:100])

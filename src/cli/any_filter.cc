@@ -430,4 +430,9 @@ FilterSummary AnyFilter::Summary() const {
   return std::visit([](const auto& f) { return Summarize(f); }, filter_);
 }
 
+FilterSummary SummarizeMapped(const MappedFilter& view) {
+  if (const auto* classic = view.get_if<BloomFilter>()) return Summarize(*classic);
+  return Summarize(*view.get_if<BlockedBloomFilter>());
+}
+
 }  // namespace bloomkit::cli

@@ -20,6 +20,7 @@
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/format.h"
+#include "bloomkit/mapped_filter.h"
 #include "bloomkit/options.h"
 #include "bloomkit/redisbloom.h"
 #include "bloomkit/result.h"
@@ -125,5 +126,9 @@ class AnyFilter {
   explicit AnyFilter(FilterVariant filter) : filter_(std::move(filter)) {}
   FilterVariant filter_;
 };
+
+// The summary of a memory-mapped filter, as Summary() of the same file loaded (the
+// fill ratio and estimated count read every page of the mapping once).
+FilterSummary SummarizeMapped(const MappedFilter& view);
 
 }  // namespace bloomkit::cli

@@ -89,5 +89,6 @@ Command AddCompressCommand(CLI::App& parent, const GlobalOptions& global);
 Command AddDecompressCommand(CLI::App& parent, const GlobalOptions& global);
 Command AddExperimentFprCommand(CLI::App& experiment, const GlobalOptions& global);
 Command AddBenchCommand(CLI::App& parent, const GlobalOptions& global);
+Command AddVerifyCommand(CLI::App& parent, const GlobalOptions& global);
 
 }  // namespace bloomkit::cli

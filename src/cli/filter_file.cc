@@ -48,6 +48,36 @@ LoadedFilter LoadFilter(const std::string& path, const GlobalOptions& global) {
   return LoadedFilter{std::move(filter).value(), header, bytes.size()};
 }
 
+std::size_t ReadFilter::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const {
+  return mapped ? mapped->MayContainBatch(keys, out) : loaded->filter.MayContainBatch(keys, out);
+}
+
+FilterSummary ReadFilter::Summary() const {
+  return mapped ? SummarizeMapped(*mapped) : loaded->filter.Summary();
+}
+
+void ReadFilter::CheckIntact(const std::string& path) const {
+  if (mapped && mapped->truncated()) {
+    Fail(kExitData, fmt::format("{}: the file shrank while it was mapped (truncated by another program); its answers "
+                                "since then are unknown",
+                                path));
+  }
+}
+
+ReadFilter OpenForReading(const std::string& path, const GlobalOptions& global, bool map) {
+  ReadFilter f;
+  if (map) {
+    auto view = MappedFilter::Open(path);
+    if (view.ok()) {
+      f.mapped.emplace(std::move(view).value());
+      return f;
+    }
+    if (view.error().code() != ErrorCode::kUnsupported) Check(Status(std::move(view).error()), path, kExitData);
+  }
+  f.loaded.emplace(LoadFilter(path, global));
+  return f;
+}
+
 FileLock LockForUpdate(const std::string& path, const GlobalOptions& global, bool missing_ok) {
   return Take(FileLock::Acquire(path, LockOptions{.wait_seconds = global.wait_seconds, .missing_ok = missing_ok}), path,
               kExitData);

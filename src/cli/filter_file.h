@@ -3,11 +3,15 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "any_filter.h"
 #include "bloomkit/file_io.h"
 #include "bloomkit/format.h"
+#include "bloomkit/mapped_filter.h"
 #include "cli.h"
 
 namespace bloomkit::cli {
@@ -21,6 +25,25 @@ struct LoadedFilter {
 // ReadFileBytes + InspectBytes + the kind's Deserialize. Throws CliError
 // "FILE: message" (exit 3 for data and I/O errors).
 LoadedFilter LoadFilter(const std::string& path, const GlobalOptions& global);
+
+// A filter opened for reading only (query, info): memory-mapped when asked and the file
+// allows it (classic or blocked, uncompressed: MappedFilter), loaded otherwise.
+struct ReadFilter {
+  std::optional<MappedFilter> mapped;
+  std::optional<LoadedFilter> loaded;
+
+  [[nodiscard]] const FileHeader& header() const { return mapped ? mapped->header() : loaded->header; }
+  [[nodiscard]] std::uint64_t file_bytes() const { return mapped ? mapped->file_bytes() : loaded->file_bytes; }
+  std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const;
+  [[nodiscard]] FilterSummary Summary() const;
+  // Exit 3 "FILE: the file shrank while it was mapped ..." once another program
+  // truncated the mapped file (MappedFilter::truncated()).
+  void CheckIntact(const std::string& path) const;
+};
+
+// With `map`: MappedFilter::Open, falling back to LoadFilter for the files a view
+// cannot map (compressed, other kinds); every other error is the file's (exit 3).
+ReadFilter OpenForReading(const std::string& path, const GlobalOptions& global, bool map);
 
 // Takes the writers' lock on `path` (file_io.h) for a whole read-modify-write; hold the
 // result until the save is done. A second writer waits up to --wait seconds, then

@@ -18,18 +18,20 @@ namespace {
 struct InfoOptions {
   std::string file;
   bool json = false;
+  bool mmap = false;
 };
 
-std::string InfoJson(const std::string& file, const LoadedFilter& f, const FilterSummary& s) {
-  const bool compressed = (f.header.flags & kFlagZstdPayload) != 0;
+std::string InfoJson(const std::string& file, const ReadFilter& f, const FilterSummary& s) {
+  const bool compressed = (f.header().flags & kFlagZstdPayload) != 0;
   std::string out = fmt::format(
       "{{\"file\":{},\"kind\":{},\"format_version\":{},\"bits\":{},\"hashes\":{},\"capacity\":{},\"count\":{},"
       "\"estimated_count\":{},\"fill_ratio\":{},\"fp_rate\":{},\"expected_fp_rate\":{},\"estimated_fp_rate\":{},"
       "\"file_bytes\":{},\"memory_bytes\":{},\"compressed\":{},\"can_remove\":{},\"overfull\":{}",
-      JsonString(file), JsonString(FilterKindName(s.kind)), f.header.format_version, s.num_bits, s.num_hashes,
+      JsonString(file), JsonString(FilterKindName(s.kind)), f.header().format_version, s.num_bits, s.num_hashes,
       s.capacity, s.count, s.estimated_count, JsonNumber(s.fill_ratio), JsonNumber(s.fp_rate),
-      JsonNumber(s.expected_fp_rate), JsonNumber(s.estimated_fp_rate), f.file_bytes, s.memory_bytes, compressed,
+      JsonNumber(s.expected_fp_rate), JsonNumber(s.estimated_fp_rate), f.file_bytes(), s.memory_bytes, compressed,
       s.can_remove, s.estimated_fp_rate > 2.0 * s.fp_rate);
+  if (f.mapped) out += ",\"mapped\":true";
   if (s.kind == FilterKind::kCuckoo || s.kind == FilterKind::kRedisBloomCuckoo) {
     out += fmt::format(",\"bucket_size\":{},\"fingerprint_bits\":{},\"buckets\":{},\"filters\":{},\"deletes\":{}",
                        s.bucket_size, s.fingerprint_bits, s.num_buckets, s.num_filters, s.num_deletes);
@@ -50,12 +52,12 @@ std::string InfoJson(const std::string& file, const LoadedFilter& f, const Filte
   return out;
 }
 
-std::string InfoText(const std::string& file, const LoadedFilter& f, const FilterSummary& s) {
-  const bool compressed = (f.header.flags & kFlagZstdPayload) != 0;
+std::string InfoText(const std::string& file, const ReadFilter& f, const FilterSummary& s) {
+  const bool compressed = (f.header().flags & kFlagZstdPayload) != 0;
   std::string out;
   out += fmt::format("file                 {}\n", file);
   out += fmt::format("kind                 {}\n", FilterKindName(s.kind));
-  out += fmt::format("format version       {}\n", f.header.format_version);
+  out += fmt::format("format version       {}\n", f.header().format_version);
   out += fmt::format("bits                 {}\n", GroupThousands(s.num_bits));
   if (s.kind == FilterKind::kCuckoo || s.kind == FilterKind::kRedisBloomCuckoo) {
     out += fmt::format("buckets              {} x {} slots of {}-bit fingerprints ({} sub-filters)\n",
@@ -71,8 +73,9 @@ std::string InfoText(const std::string& file, const LoadedFilter& f, const Filte
   out += fmt::format("expected fp rate     {} (at capacity)\n", Percent(s.expected_fp_rate));
   out += fmt::format("estimated fp rate    {} (now, from the fill)\n", Percent(s.estimated_fp_rate));
   out += fmt::format("memory               {} ({})\n", GroupThousands(s.memory_bytes), HumanBytes(s.memory_bytes));
-  out += fmt::format("file bytes           {} ({}{})\n", GroupThousands(f.file_bytes), HumanBytes(f.file_bytes),
+  out += fmt::format("file bytes           {} ({}{})\n", GroupThousands(f.file_bytes()), HumanBytes(f.file_bytes()),
                      compressed ? ", zstd payload" : "");
+  if (f.mapped) out += "access               memory-mapped (checksum not read; bloomkit verify checks it)\n";
   if (s.kind == FilterKind::kCuckoo || s.kind == FilterKind::kRedisBloomCuckoo)
     out += fmt::format("deletes              {}\n", GroupThousands(s.num_deletes));
   if (!s.stages.empty()) {
@@ -89,10 +92,11 @@ std::string InfoText(const std::string& file, const LoadedFilter& f, const Filte
 }
 
 int RunInfo(const InfoOptions& o, const GlobalOptions& global) {
-  const LoadedFilter loaded = LoadFilter(o.file, global);
-  const FilterSummary s = loaded.filter.Summary();
+  const ReadFilter filter = OpenForReading(o.file, global, o.mmap);
+  const FilterSummary s = filter.Summary();
+  filter.CheckIntact(o.file);
   Output out;
-  out.Append(o.json ? InfoJson(o.file, loaded, s) : InfoText(o.file, loaded, s));
+  out.Append(o.json ? InfoJson(o.file, filter, s) : InfoText(o.file, filter, s));
   out.Flush();
   WarnIfOverfull(o.file, s);
   return kExitOk;
@@ -108,6 +112,9 @@ Command AddInfoCommand(CLI::App& parent, const GlobalOptions& global) {
       "--json", o->json,
       "one JSON object: file, kind, format_version, bits, hashes, capacity, count, estimated_count, fill_ratio, "
       "fp_rate, expected_fp_rate, estimated_fp_rate, file_bytes, memory_bytes, compressed, ...");
+  app->add_flag("--mmap", o->mmap,
+                "map FILE read-only instead of loading it (classic and blocked, uncompressed; others are loaded): "
+                "no copy of the filter in this process, and the checksum is not read (bloomkit verify checks it)");
   app->footer(R"(
 A warning goes to stderr when the filter is overfull: its estimated rate is above
 twice its target.

@@ -136,6 +136,7 @@ int Run(int argc, char** argv) {
   commands.push_back(AddDedupCommand(app, global));
   commands.push_back(AddRemoveCommand(app, global));
   commands.push_back(AddInfoCommand(app, global));
+  commands.push_back(AddVerifyCommand(app, global));
   commands.push_back(AddMergeCommand(app, global));
   commands.push_back(AddCompressCommand(app, global));
   commands.push_back(AddDecompressCommand(app, global));

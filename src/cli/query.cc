@@ -23,12 +23,13 @@ struct QueryOptions {
   std::string print = "both";
   bool quiet = false;  // -q: exit status only
   bool count = false;  // -c: one number instead of keys
+  bool mmap = false;   // --mmap: map the file instead of loading it
   KeyInputOptions input;
 };
 
 int RunQuery(const QueryOptions& o, const GlobalOptions& global) {
   RequireFilterFile(o.file, false);
-  const LoadedFilter loaded = LoadFilter(o.file, global);
+  const ReadFilter filter = OpenForReading(o.file, global, o.mmap);
   KeyReader reader(o.input.inputs, o.input.format());
   Progress progress(o.file, reader.total_bytes(), !o.input.no_progress);
   const bool show_present = o.print != "absent";
@@ -42,7 +43,8 @@ int RunQuery(const QueryOptions& o, const GlobalOptions& global) {
   std::uint64_t selected = 0;  // keys --print selects (-c)
   while (reader.NextBatch(keys)) {
     const std::span<bool> result(found.get(), keys.size());
-    const std::size_t batch_present = loaded.filter.MayContainBatch(keys, result);
+    const std::size_t batch_present = filter.MayContainBatch(keys, result);
+    filter.CheckIntact(o.file);
     present += batch_present;
     // As grep -q: the answer is known at the first key that may be present.
     if (o.quiet && present > 0) break;
@@ -80,6 +82,10 @@ Command AddQueryCommand(CLI::App& parent, const GlobalOptions& global) {
                 "print nothing; the exit status answers (stops at the first key that may be present)");
   app->add_flag("--count,-c", o->count,
                 "print only the number of keys that may be present (with --print absent: that are certainly absent)");
+  app->add_flag("--mmap", o->mmap,
+                "map FILE read-only instead of loading it: a few keys cost a few pages, not the whole file, and "
+                "concurrent queries share the page cache; skips the checksum (check it with bloomkit verify). "
+                "Compressed files and kinds other than classic and blocked are loaded as usual");
   app->footer(R"(
 Exit status: 0 if at least one key may be present, 1 if none, 2/3 on errors.
 
@@ -87,6 +93,7 @@ Examples:
   echo user:42 | bloomkit query users.bf
   bloomkit query seen.bf --print absent < urls.txt     # only URLs not seen yet
   bloomkit query blocked.bf ips.txt -c                 # how many may be present
+  echo 203.0.113.7 | bloomkit query big.bf --mmap -q   # one key, without loading big.bf
   grep -v '^#' ips.txt | bloomkit query blocked.bf -q && echo listed)");
   return {app, [o, &global] { return RunQuery(*o, global); }};
 }

@@ -127,8 +127,19 @@ WordArray WordArray::Allocate(std::uint64_t num_words) noexcept {
   return array;
 }
 
+WordArray WordArray::Borrow(const std::uint64_t* data, std::uint64_t num_words) noexcept {
+  static_assert(kMaxAllocators <= kBorrowedIndex, "the borrowed marker must not name an allocator");
+  WordArray array;
+  if (num_words == 0) return array;
+  // Only reads go through a borrowed array (its owners hand out const access alone).
+  array.data_ = const_cast<std::uint64_t*>(data);
+  array.num_words_ = num_words & kMaxWords;
+  array.allocator_ = kBorrowedIndex;
+  return array;
+}
+
 void WordArray::Release() noexcept {
-  if (data_ != nullptr) {
+  if (data_ != nullptr && allocator_ != kBorrowedIndex) {
     g_installed.table[allocator_].deallocate(data_, static_cast<std::size_t>(num_words_ * 8), kAlignment);
   }
   data_ = nullptr;

@@ -289,10 +289,14 @@ std::vector<std::byte> BlockedBloomFilter::Serialize(const SaveOptions& options)
 
 Result<BlockedBloomFilter> BlockedBloomFilter::Deserialize(std::span<const std::byte> bytes,
                                                            const LoadOptions& options) {
-  using internal::MakeError;
   auto file = internal::DecodeFile(bytes, kKind, options.max_memory_bytes);
   if (!file.ok()) return std::move(file).error();
-  const FileHeader& h = file->header;
+  return FromPayload(file->header, file->payload, /*borrow=*/false);
+}
+
+Result<BlockedBloomFilter> BlockedBloomFilter::FromPayload(const FileHeader& h, std::span<const std::byte> payload,
+                                                           bool borrow) {
+  using internal::MakeError;
   const std::uint64_t num_blocks = h.params[0];
   const std::uint64_t num_hashes = h.params[1];
   const std::uint64_t layout_value = h.params[2];
@@ -322,9 +326,14 @@ Result<BlockedBloomFilter> BlockedBloomFilter::Deserialize(std::span<const std::
     return MakeError(ErrorCode::kParameterMismatch, "payload of ", h.payload_bytes, " bytes does not match ",
                      num_blocks, " blocks of ", block_bytes, " bytes");
   }
-  WordArray words = WordArray::Allocate(expected / 8);
-  if (!words.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", expected, " bytes");
-  internal::LoadWordsLE(words.span(), file->payload.data());
+  WordArray words;
+  if (borrow) {
+    words = WordArray::Borrow(reinterpret_cast<const std::uint64_t*>(payload.data()), expected / 8);
+  } else {
+    words = WordArray::Allocate(expected / 8);
+    if (!words.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", expected, " bytes");
+    internal::LoadWordsLE(words.span(), payload.data());
+  }
   BlockedBloomFilter filter(layout, num_blocks, static_cast<std::uint32_t>(num_hashes), h.capacity, h.fp_rate,
                             std::move(words));
   filter.count_ = h.count;

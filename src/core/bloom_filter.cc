@@ -338,10 +338,13 @@ std::vector<std::byte> BloomFilter::Serialize(const SaveOptions& options) const 
 }
 
 Result<BloomFilter> BloomFilter::Deserialize(std::span<const std::byte> bytes, const LoadOptions& options) {
-  using internal::MakeError;
   auto file = internal::DecodeFile(bytes, kKind, options.max_memory_bytes);
   if (!file.ok()) return std::move(file).error();
-  const FileHeader& h = file->header;
+  return FromPayload(file->header, file->payload, /*borrow=*/false);
+}
+
+Result<BloomFilter> BloomFilter::FromPayload(const FileHeader& h, std::span<const std::byte> payload, bool borrow) {
+  using internal::MakeError;
   const std::uint64_t num_bits = h.params[0];
   const std::uint64_t num_hashes = h.params[1];
   if (num_bits == 0 || num_bits > kMaxNumBits) {
@@ -358,9 +361,14 @@ Result<BloomFilter> BloomFilter::Deserialize(std::span<const std::byte> bytes, c
     return MakeError(ErrorCode::kParameterMismatch, "payload of ", h.payload_bytes, " bytes does not match ", num_bits,
                      " bits (", WordsFor(num_bits) * 8, " bytes)");
   }
-  WordArray words = WordArray::Allocate(WordsFor(num_bits));
-  if (!words.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", h.payload_bytes, " bytes");
-  internal::LoadWordsLE(words.span(), file->payload.data());
+  WordArray words;
+  if (borrow) {
+    words = WordArray::Borrow(reinterpret_cast<const std::uint64_t*>(payload.data()), WordsFor(num_bits));
+  } else {
+    words = WordArray::Allocate(WordsFor(num_bits));
+    if (!words.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", h.payload_bytes, " bytes");
+    internal::LoadWordsLE(words.span(), payload.data());
+  }
   if (num_bits % 64 != 0 && (words.span().back() >> (num_bits % 64)) != 0) {
     return MakeError(ErrorCode::kParameterMismatch, "bits past num_bits are set");
   }

@@ -17,6 +17,7 @@
 #include "bloomkit/result.h"
 #include "redismodule_api.h"
 #include "replies.h"
+#include "stats.h"
 
 namespace bloomkit::redis {
 
@@ -118,11 +119,14 @@ class Command {
   void ErrorReply(std::string_view text) noexcept;
   void WrongArity() noexcept {
     Mark();
+    errored_ = true;
     rm.WrongArity(ctx_);
   }
   void Replicate() noexcept { rm.ReplicateVerbatim(ctx_); }
 
   [[nodiscard]] bool replied() const noexcept { return replied_; }
+  // Whether any error was sent: the whole reply, or an element of an array.
+  [[nodiscard]] bool errored() const noexcept { return errored_; }
 
  private:
   void Mark() noexcept { replied_ = true; }
@@ -131,6 +135,7 @@ class Command {
   RedisModuleString** argv_;
   std::size_t argc_;
   bool replied_ = false;
+  bool errored_ = false;
 };
 
 using Handler = Status (*)(Command&);
@@ -149,7 +154,10 @@ int Dispatch(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) noexcept {
   try {
     Status status = kHandler(cmd);
     EndCommand();
-    if (status.ok()) return kOk;
+    if (status.ok()) {
+      stats::CommandServed(argv[0], cmd.errored());
+      return kOk;
+    }
     failure = status.error().message();
   } catch (const std::bad_alloc&) {
     EndCommand();
@@ -170,6 +178,7 @@ int Dispatch(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) noexcept {
   } else {
     LogLateFailure(ctx, failure);
   }
+  stats::CommandServed(argv[0], true);
   return kOk;
 }
 

@@ -31,6 +31,7 @@
 #include "bloomkit/scalable_bloom_filter.h"
 #include "command.h"
 #include "dump.h"
+#include "stats.h"
 
 namespace bloomkit::redis {
 
@@ -72,6 +73,7 @@ struct FilterValue {
   void Complete(Filter&& loaded) noexcept {
     new (&filter) Filter(std::move(loaded));
     transfer.reset();
+    stats::PendingLoadEnded();
   }
   [[nodiscard]] Transfer& transfer_state() {
     if (!transfer) transfer = std::make_unique<Transfer>();
@@ -116,17 +118,23 @@ template <typename Filter, typename State>
 FilterValue<Filter>* NewValue(State&& state) {
   void* memory = rm.Alloc(sizeof(FilterValue<Filter>));
   if (memory == nullptr) throw std::bad_alloc();
+  FilterValue<Filter>* value = nullptr;
   try {
-    return new (memory) FilterValue<Filter>(std::forward<State>(state));
+    value = new (memory) FilterValue<Filter>(std::forward<State>(state));
   } catch (...) {
     rm.Free(memory);
     throw;
   }
+  stats::ValueCreated(stats::KindOf(Filter::kKind));
+  if (!value->ready()) stats::PendingLoadStarted();
+  return value;
 }
 
 template <typename Filter>
 void DeleteValue(FilterValue<Filter>* value) noexcept {
   if (value == nullptr) return;
+  if (!value->ready()) stats::PendingLoadEnded();
+  stats::ValueFreed(stats::KindOf(Filter::kKind));
   value->~FilterValue<Filter>();
   rm.Free(value);
 }

@@ -116,6 +116,7 @@ void* RedisAllocate(std::size_t bytes, std::size_t alignment) noexcept {
   const bool zeroed = rm.TryCalloc != nullptr;
   void* raw = zeroed ? rm.TryCalloc(1, total) : rm.TryAlloc != nullptr ? rm.TryAlloc(total) : rm.Alloc(total);
   if (raw == nullptr) return nullptr;
+  stats::BlockAllocated(rm.MallocSize != nullptr ? rm.MallocSize(raw) : total);
   const auto base = reinterpret_cast<std::uintptr_t>(raw);
   const std::uintptr_t aligned = (base + 8 + alignment - 1) & ~(static_cast<std::uintptr_t>(alignment) - 1);
   const std::uint64_t offset = aligned - base;
@@ -125,12 +126,14 @@ void* RedisAllocate(std::size_t bytes, std::size_t alignment) noexcept {
   return out;
 }
 
-void RedisDeallocate(void* pointer, std::size_t /*bytes*/, std::size_t /*alignment*/) noexcept {
+void RedisDeallocate(void* pointer, std::size_t bytes, std::size_t alignment) noexcept {
   if (pointer == nullptr) return;
   const auto aligned = reinterpret_cast<std::uintptr_t>(pointer);
   std::uint64_t offset = 0;
   std::memcpy(&offset, reinterpret_cast<const void*>(aligned - 8), sizeof(offset));
-  rm.Free(reinterpret_cast<void*>(aligned - offset));
+  void* raw = reinterpret_cast<void*>(aligned - offset);
+  stats::BlockFreed(rm.MallocSize != nullptr ? rm.MallocSize(raw) : bytes + std::max<std::size_t>(alignment, 16));
+  rm.Free(raw);
 }
 
 // ---- Command table ----------------------------------------------------------------
@@ -142,6 +145,10 @@ struct CommandSpec {
   RedisModuleCmdFunc func;
   const char* flags;
   Access access;
+  // ACL categories on Redis >= 7.2 (SetCommandACLCategories), RedisBloom 8's for its
+  // commands; "bloom" or "cuckoo" is appended when the server can add categories (7.4).
+  const char* acl;
+  bool cuckoo = false;
   bool merge = false;  // BF.MERGE: dest, then read-only sources
 };
 
@@ -152,42 +159,68 @@ constexpr RedisModuleCmdFunc Cmd() {
 
 // Flags: "write" / "readonly" for replication and replicas, "deny-oom" on anything that
 // may allocate, "fast" on O(1)-in-the-key commands (RedisBloom marks the same).
+// Categories: RedisBloom 8.2's (src/rebloom.c); bloomkit's own commands (BF.MERGE,
+// CBF.*) in @bloom as their BF counterparts.
 const CommandSpec kCommands[] = {
-    {"bf.reserve", Cmd<RouteBfReserve>(), "write deny-oom", Access::kCreate},
-    {"bf.add", Cmd<RouteBfAdd>(), "write deny-oom fast", Access::kWrite},
-    {"bf.madd", Cmd<RouteBfMadd>(), "write deny-oom", Access::kWrite},
-    {"bf.insert", Cmd<RouteBfInsert>(), "write deny-oom", Access::kWrite},
-    {"bf.exists", Cmd<RouteBfExists>(), "readonly fast", Access::kRead},
-    {"bf.mexists", Cmd<RouteBfMexists>(), "readonly", Access::kRead},
-    {"bf.info", Cmd<RouteBfInfo>(), "readonly fast", Access::kRead},
-    {"bf.card", Cmd<RouteBfCard>(), "readonly fast", Access::kRead},
-    {"bf.debug", Cmd<RouteBfDebug>(), "readonly", Access::kRead},
-    {"bf.scandump", Cmd<RouteBfScanDump>(), "readonly", Access::kRead},
-    {"bf.loadchunk", Cmd<RouteBfLoadChunk>(), "write deny-oom", Access::kCreate},
-    {"bf.merge", Cmd<BfMerge>(), "write deny-oom", Access::kWrite, true},
-    {"cf.reserve", Cmd<RouteCfReserve>(), "write deny-oom", Access::kCreate},
-    {"cf.add", Cmd<RouteCfAdd>(), "write deny-oom fast", Access::kWrite},
-    {"cf.addnx", Cmd<RouteCfAddNx>(), "write deny-oom fast", Access::kWrite},
-    {"cf.insert", Cmd<RouteCfInsert>(), "write deny-oom", Access::kWrite},
-    {"cf.insertnx", Cmd<RouteCfInsertNx>(), "write deny-oom", Access::kWrite},
-    {"cf.exists", Cmd<RouteCfExists>(), "readonly fast", Access::kRead},
-    {"cf.mexists", Cmd<RouteCfMexists>(), "readonly", Access::kRead},
-    {"cf.del", Cmd<RouteCfDel>(), "write fast", Access::kWrite},
-    {"cf.count", Cmd<RouteCfCount>(), "readonly fast", Access::kRead},
-    {"cf.info", Cmd<RouteCfInfo>(), "readonly fast", Access::kRead},
-    {"cf.debug", Cmd<RouteCfDebug>(), "readonly", Access::kRead},
-    {"cf.compact", Cmd<RouteCfCompact>(), "write", Access::kWrite},
-    {"cf.scandump", Cmd<RouteCfScanDump>(), "readonly", Access::kRead},
-    {"cf.loadchunk", Cmd<RouteCfLoadChunk>(), "write deny-oom", Access::kCreate},
-    {"cbf.reserve", Cmd<CbfReserve>(), "write deny-oom", Access::kCreate},
-    {"cbf.add", Cmd<CbfAdd>(), "write deny-oom fast", Access::kWrite},
-    {"cbf.del", Cmd<CbfDel>(), "write fast", Access::kWrite},
-    {"cbf.exists", Cmd<CbfExists>(), "readonly fast", Access::kRead},
-    {"cbf.count", Cmd<CbfCount>(), "readonly fast", Access::kRead},
-    {"cbf.info", Cmd<CbfInfo>(), "readonly fast", Access::kRead},
-    {"cbf.scandump", Cmd<CbfScanDump>(), "readonly", Access::kRead},
-    {"cbf.loadchunk", Cmd<CbfLoadChunk>(), "write deny-oom", Access::kCreate},
+    {"bf.reserve", Cmd<RouteBfReserve>(), "write deny-oom", Access::kCreate, "write fast"},
+    {"bf.add", Cmd<RouteBfAdd>(), "write deny-oom fast", Access::kWrite, "write"},
+    {"bf.madd", Cmd<RouteBfMadd>(), "write deny-oom", Access::kWrite, "write"},
+    {"bf.insert", Cmd<RouteBfInsert>(), "write deny-oom", Access::kWrite, "write"},
+    {"bf.exists", Cmd<RouteBfExists>(), "readonly fast", Access::kRead, "read"},
+    {"bf.mexists", Cmd<RouteBfMexists>(), "readonly", Access::kRead, "read"},
+    {"bf.info", Cmd<RouteBfInfo>(), "readonly fast", Access::kRead, "read fast"},
+    {"bf.card", Cmd<RouteBfCard>(), "readonly fast", Access::kRead, "read fast"},
+    {"bf.debug", Cmd<RouteBfDebug>(), "readonly", Access::kRead, "read"},
+    {"bf.scandump", Cmd<RouteBfScanDump>(), "readonly", Access::kRead, "read"},
+    {"bf.loadchunk", Cmd<RouteBfLoadChunk>(), "write deny-oom", Access::kCreate, "write"},
+    {"bf.merge", Cmd<BfMerge>(), "write deny-oom", Access::kWrite, "write", false, true},
+    {"cf.reserve", Cmd<RouteCfReserve>(), "write deny-oom", Access::kCreate, "write fast", true},
+    {"cf.add", Cmd<RouteCfAdd>(), "write deny-oom fast", Access::kWrite, "write", true},
+    {"cf.addnx", Cmd<RouteCfAddNx>(), "write deny-oom fast", Access::kWrite, "write", true},
+    {"cf.insert", Cmd<RouteCfInsert>(), "write deny-oom", Access::kWrite, "write", true},
+    {"cf.insertnx", Cmd<RouteCfInsertNx>(), "write deny-oom", Access::kWrite, "write", true},
+    {"cf.exists", Cmd<RouteCfExists>(), "readonly fast", Access::kRead, "read", true},
+    {"cf.mexists", Cmd<RouteCfMexists>(), "readonly", Access::kRead, "read", true},
+    {"cf.del", Cmd<RouteCfDel>(), "write fast", Access::kWrite, "write", true},
+    {"cf.count", Cmd<RouteCfCount>(), "readonly fast", Access::kRead, "read", true},
+    {"cf.info", Cmd<RouteCfInfo>(), "readonly fast", Access::kRead, "read fast", true},
+    {"cf.debug", Cmd<RouteCfDebug>(), "readonly", Access::kRead, "read", true},
+    {"cf.compact", Cmd<RouteCfCompact>(), "write", Access::kWrite, "write", true},  // RedisBloom 8: read
+    {"cf.scandump", Cmd<RouteCfScanDump>(), "readonly", Access::kRead, "read", true},
+    {"cf.loadchunk", Cmd<RouteCfLoadChunk>(), "write deny-oom", Access::kCreate, "write", true},
+    {"cbf.reserve", Cmd<CbfReserve>(), "write deny-oom", Access::kCreate, "write fast"},
+    {"cbf.add", Cmd<CbfAdd>(), "write deny-oom fast", Access::kWrite, "write"},
+    {"cbf.del", Cmd<CbfDel>(), "write fast", Access::kWrite, "write"},
+    {"cbf.exists", Cmd<CbfExists>(), "readonly fast", Access::kRead, "read"},
+    {"cbf.count", Cmd<CbfCount>(), "readonly fast", Access::kRead, "read"},
+    {"cbf.info", Cmd<CbfInfo>(), "readonly fast", Access::kRead, "read fast"},
+    {"cbf.scandump", Cmd<CbfScanDump>(), "readonly", Access::kRead, "read"},
+    {"cbf.loadchunk", Cmd<CbfLoadChunk>(), "write deny-oom", Access::kCreate, "write"},
 };
+
+// ACL categories. Redis 7.0 puts module commands in no category at all (not @write,
+// @read, @fast or @slow, whatever their flags): `+@all -@write` still allows BF.ADD
+// there. Redis 7.2 added SetCommandACLCategories (existing categories only) and 7.4
+// AddACLCategory, with which RedisBloom 8 creates @bloom and @cuckoo. Each is used when
+// the server has it; docs/REDIS.md ("ACL") gives the 7.0 workaround.
+bool g_own_categories = false;  // @bloom and @cuckoo exist
+
+void AddAclCategories(RedisModuleCtx* ctx) {
+  if (rm.AddACLCategory == nullptr || rm.SetCommandACLCategories == nullptr) return;
+  g_own_categories = rm.AddACLCategory(ctx, "bloom") == kOk && rm.AddACLCategory(ctx, "cuckoo") == kOk;
+  if (!g_own_categories) rm.Log(ctx, "warning", "bloomkit: could not add the ACL categories bloom and cuckoo");
+}
+
+void SetAclCategories(RedisModuleCtx* ctx, const CommandSpec& spec) {
+  if (rm.SetCommandACLCategories == nullptr || rm.GetCommand == nullptr) return;
+  RedisModuleCommand* command = rm.GetCommand(ctx, spec.name);
+  if (command == nullptr) return;
+  std::string categories = spec.acl;
+  if (g_own_categories) categories += spec.cuckoo ? " cuckoo" : " bloom";
+  if (rm.SetCommandACLCategories(command, categories.c_str()) != kOk) {
+    rm.Log(ctx, "warning", "bloomkit: could not put %s in the ACL categories %s", spec.name, categories.c_str());
+  }
+}
 
 const RedisModuleCommandInfoVersion kCommandInfoVersion = {
     1, sizeof(RedisModuleCommandHistoryEntry), sizeof(RedisModuleCommandKeySpec),
@@ -282,12 +315,19 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (!CreateType<BfFamily>(ctx) || !CreateType<CfFamily>(ctx) || !CreateType<CbfFamily>(ctx)) return kErr;
   if (!CreateRedisBloomTypes(ctx)) return kErr;
 
+  // INFO bloomkit (stats.h): Redis >= 6.0 lets a module add INFO sections.
+  if (rm.RegisterInfoFunc != nullptr && rm.RegisterInfoFunc(ctx, &stats::AddInfo) != kOk) {
+    rm.Log(ctx, "warning", "bloomkit: could not register the INFO section");
+  }
+
+  AddAclCategories(ctx);
   for (const CommandSpec& spec : kCommands) {
     const int last = spec.merge ? -1 : 1;
     if (rm.CreateCommand(ctx, spec.name, spec.func, spec.flags, 1, last, 1) != kOk) {
       return FailLoad(ctx, std::string("could not register ") + spec.name);
     }
     SetKeySpecs(ctx, spec);
+    SetAclCategories(ctx, spec);
   }
   rm.Log(ctx, "notice",
          "bloomkit: loaded as %s (FORMAT %s, ERROR_RATE %g, INITIAL_SIZE %llu, EXPANSION %u, CF_INITIAL_SIZE %llu, "
@@ -344,6 +384,7 @@ Error CoreError(const Error& error, std::string_view cannot_create) {
 
 void Command::ErrorReply(std::string_view text) noexcept {
   Mark();
+  errored_ = true;
   // ReplyWithError needs a C string; error texts are short, so a bounded stack copy
   // avoids allocating on the error path.
   char buffer[512];

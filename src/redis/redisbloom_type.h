@@ -21,6 +21,7 @@
 #include "bloomkit/redisbloom.h"
 #include "bloomkit/redisbloom_codec.h"
 #include "command.h"
+#include "stats.h"
 
 namespace bloomkit::redis {
 
@@ -51,17 +52,21 @@ template <typename F, typename Filter = std::remove_cvref_t<F>>
 Filter* RbNew(F&& filter) {
   void* memory = rm.Alloc(sizeof(Filter));
   if (memory == nullptr) throw std::bad_alloc();
+  Filter* value = nullptr;
   try {
-    return new (memory) Filter(std::forward<F>(filter));
+    value = new (memory) Filter(std::forward<F>(filter));
   } catch (...) {
     rm.Free(memory);
     throw;
   }
+  stats::ValueCreated(stats::KindOf(Filter::kKind));
+  return value;
 }
 
 template <typename Filter>
 void RbDelete(Filter* filter) noexcept {
   if (filter == nullptr) return;
+  stats::ValueFreed(stats::KindOf(Filter::kKind));
   filter->~Filter();
   rm.Free(filter);
 }

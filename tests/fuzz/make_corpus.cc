@@ -77,6 +77,27 @@ int WriteBloomKind(const fs::path& dir) {
   return failures + Write(dir, "n50_p1pct_full", sized.value());
 }
 
+// The mapped view's seeds: the classic and blocked seeds, and a blocked filter of
+// 256-bit blocks, each prefixed with its kind.
+int WriteMappedSeeds(const fs::path& root) {
+  int failures = 0;
+  const fs::path dir = root / "mapped";
+  fs::create_directories(dir);
+  for (const char* kind : {"classic", "blocked"}) {
+    for (const auto& entry : fs::directory_iterator(root / kind)) {
+      std::error_code ec;
+      fs::copy_file(entry.path(), dir / (std::string(kind) + "_" + entry.path().filename().string()),
+                    fs::copy_options::overwrite_existing, ec);
+      failures += ec ? 1 : 0;
+    }
+  }
+  auto lanes = bloomkit::BlockedBloomFilter::Create(
+      {.capacity = 50, .fp_rate = 0.01, .blocked_layout = bloomkit::BlockedLayout::kLanes256});
+  if (!lanes.ok()) return failures + 1;
+  for (int i = 0; i < 50; ++i) static_cast<void>(lanes->Add("item" + std::to_string(i)));
+  return failures + Write(dir, "lanes256_n50_p1pct_full", lanes.value());
+}
+
 // Small filters of the three kinds the module stores, some filled past one stage or
 // sub-filter so that multi-part payloads are seeded too.
 std::vector<std::pair<std::string, bloomkit::CountingBloomFilter>> CountingSamples() {
@@ -311,6 +332,7 @@ int main(int argc, char** argv) {
   int failures = 0;
   failures += WriteBloomKind<bloomkit::BloomFilter>(root / "classic");
   failures += WriteBloomKind<bloomkit::BlockedBloomFilter>(root / "blocked");
+  failures += WriteMappedSeeds(root);
   const auto counting = CountingSamples();
   const auto scalable = ScalableSamples();
   const auto cuckoo = CuckooSamples();
