@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/byte_sink.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
@@ -55,6 +56,10 @@ class BloomFilter {
   static Result<BloomFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
   // File format v1 (docs/FORMAT.md).
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+  // The bytes Serialize() returns without compression, handed to `sink` piece by piece
+  // (the arrays as views of the filter's own memory); false if the sink stopped early.
+  // Allocates nothing, so it cannot fail half-way.
+  bool SerializeTo(ByteSink sink) const noexcept;
 
   // Never fails (always ok). Inline, so that the caller sees the constant status.
   Status Add(std::string_view key) noexcept {

@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.h"
+#include "bloomkit/byte_sink.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
@@ -78,6 +79,10 @@ class CountingBloomFilter {
   static Result<CountingBloomFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
   // File format v1 (docs/FORMAT.md, "Payload: counting").
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+  // The bytes Serialize() returns without compression, handed to `sink` piece by piece
+  // (the arrays as views of the filter's own memory); false if the sink stopped early.
+  // Allocates nothing, so it cannot fail half-way.
+  bool SerializeTo(ByteSink sink) const noexcept;
 
   // Never fails (always ok): a counter at its maximum saturates. Inline, so that the
   // caller sees the constant status.

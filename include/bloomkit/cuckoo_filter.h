@@ -49,6 +49,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/byte_sink.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
@@ -118,6 +119,10 @@ class CuckooFilter {
   static Result<CuckooFilter> Create(const CuckooOptions& options);
   static Result<CuckooFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+  // The bytes Serialize() returns without compression, handed to `sink` piece by piece
+  // (the arrays as views of the filter's own memory); false if the sink stopped early.
+  // Allocates nothing, so it cannot fail half-way.
+  bool SerializeTo(ByteSink sink) const noexcept;
 
   // Adds one copy (duplicates allowed). kFull if there is no room and no growth.
   Status Add(std::string_view key);

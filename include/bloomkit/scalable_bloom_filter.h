@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.h"
+#include "bloomkit/byte_sink.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
@@ -87,6 +88,10 @@ class ScalableBloomFilter {
   static Result<ScalableBloomFilter> Create(const ScalableOptions& options);
   static Result<ScalableBloomFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+  // The bytes Serialize() returns without compression, handed to `sink` piece by piece
+  // (the arrays as views of the filter's own memory); false if the sink stopped early.
+  // Allocates nothing, so it cannot fail half-way.
+  bool SerializeTo(ByteSink sink) const noexcept;
 
   // Adds the key unless some stage already reports it. Returns true if it was added,
   // false if it may already be present; an error when a new stage is needed and not

@@ -31,10 +31,13 @@ from bloomkit._bloomkit import (
     CountingBloomFilter,
     CuckooFilter,
     FileLock,
+    MappedFilter,
     ScalableBloomFilter,
     from_bytes,
     inspect,
     load,
+    open_mapped,
+    verify,
 )
 from bloomkit._errors import (
     BadMagicError,
@@ -136,6 +139,7 @@ __all__ = [
     "IncompatibleError",
     "InvalidArgumentError",
     "LockedError",
+    "MappedFilter",
     "ParameterMismatchError",
     "ReservedNonZeroError",
     "ScalableBloomFilter",
@@ -149,5 +153,7 @@ __all__ = [
     "from_bytes",
     "inspect",
     "load",
+    "open_mapped",
     "update_file",
+    "verify",
 ]

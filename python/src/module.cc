@@ -27,6 +27,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <span>
 #include <string>
@@ -129,8 +130,13 @@ decltype(auto) Unlocked(const Box<F>& box, bool write, Fn&& fn) {
   auto& released = const_cast<std::atomic<int>&>(box.released);
   released.fetch_add(1, std::memory_order_relaxed);
   struct Done {
-    std::atomic<int>& count;
+    explicit Done(std::atomic<int>& c) : count(c) {}
+    Done(const Done&) = delete;
+    Done& operator=(const Done&) = delete;
+    Done(Done&&) = delete;
+    Done& operator=(Done&&) = delete;
     ~Done() { count.fetch_sub(1, std::memory_order_relaxed); }
+    std::atomic<int>& count;
   } done{released};
   py::gil_scoped_release nogil;
   if (write) {
@@ -524,7 +530,7 @@ void InstallFastPaths(py::class_<Box<F>>& cls) {
 constexpr std::uint64_t kDefaultMaxMemory = kDefaultMaxMemoryBytes;
 
 template <typename F>
-std::unique_ptr<Box<F>> MakeBox(F&& filter) {
+std::unique_ptr<Box<F>> MakeBox(F filter) {
   return std::make_unique<Box<F>>(std::move(filter));
 }
 
@@ -923,6 +929,175 @@ py::dict HeaderDict(const FileHeader& h) {
   return d;
 }
 
+// A memory-mapped, read-only filter file (MappedFilter) and the Python object around it.
+// close() unmaps at once; a batch running without the GIL holds the mutex shared, so
+// close() (exclusive) waits for it.
+struct MappedBox {
+  std::optional<MappedFilter> view;
+  mutable std::shared_mutex mutex;
+
+  const MappedFilter& Get() const {
+    if (!view) throw py::value_error("the mapped filter is closed");
+    return *view;
+  }
+};
+
+template <typename Fn>
+decltype(auto) MappedUnlocked(const MappedBox& box, Fn&& fn) {
+  py::gil_scoped_release nogil;
+  std::shared_lock lock(box.mutex);
+  if (!box.view) throw py::value_error("the mapped filter is closed");  // needs no GIL until caught
+  return fn(*box.view);
+}
+
+void BindMapped(py::module_& m) {
+  py::class_<MappedBox> cls(m, "MappedFilter",
+                            "A classic or blocked filter file opened read-only and memory-mapped, not loaded: queries\n"
+                            "read only the pages of their probes from the page cache, shared by every process that\n"
+                            "maps the file. Made by bloomkit.open_mapped(path). A save of the file (rename) leaves\n"
+                            "the view on the version it opened; a file truncated under it makes every answer True\n"
+                            "(never a false negative) and `truncated` True.");
+  cls.def(
+      "__contains__",
+      [](const MappedBox& self, const py::handle& key) {
+        std::string_view bytes;
+        if (!KeyBytes(key.ptr(), &bytes)) throw py::error_already_set();
+        return self.Get().MayContain(bytes);
+      },
+      py::arg("key"), "False: certainly never added. True: may have been added.");
+  cls.def(
+      "contains_many",
+      [](const MappedBox& self, const py::object& keys) {
+        py::list out;
+        std::unique_ptr<bool[]> found(new bool[kChunkKeys]);
+        ForEachChunk(keys, [&](std::span<const std::string_view> chunk) {
+          MappedUnlocked(self, [&](const MappedFilter& view) {
+            return view.MayContainBatch(chunk, std::span<bool>(found.get(), chunk.size()));
+          });
+          for (std::size_t i = 0; i < chunk.size(); ++i) {
+            if (PyList_Append(out.ptr(), found[i] ? Py_True : Py_False) != 0) throw py::error_already_set();
+          }
+        });
+        return out;
+      },
+      py::arg("keys"), "[key in self for key in keys], with the GIL released in prefetching batches.");
+  cls.def(
+      "contains_into",
+      [](const MappedBox& self, const py::object& keys, const py::buffer& out) {
+        py::buffer_info info = out.request(true);
+        if (info.itemsize != 1 || info.ndim != 1 || info.strides[0] != 1) {
+          throw py::type_error("out must be a writable, contiguous buffer of bytes (e.g. a bytearray)");
+        }
+        auto* dest = static_cast<bool*>(info.ptr);
+        const auto capacity = static_cast<std::uint64_t>(info.size);
+        std::uint64_t offset = 0;
+        std::uint64_t present = 0;
+        ForEachChunk(keys, [&](std::span<const std::string_view> chunk) {
+          if (offset + chunk.size() > capacity) {
+            throw py::value_error("out holds " + std::to_string(capacity) + " bytes, fewer than the keys");
+          }
+          present += MappedUnlocked(self, [&](const MappedFilter& view) {
+            return view.MayContainBatch(chunk, std::span<bool>(dest + offset, chunk.size()));
+          });
+          offset += chunk.size();
+        });
+        return present;
+      },
+      py::arg("keys"), py::arg("out"),
+      "Writes 1 (may be present) or 0 (certainly absent) for each key into out and returns how\n"
+      "many may be present (as the filters' contains_into).");
+  cls.def_property_readonly(
+      "kind", [](const MappedBox& self) { return std::string(FilterKindName(self.Get().kind())); },
+      "classic or blocked.");
+  cls.def_property_readonly(
+      "header", [](const MappedBox& self) { return HeaderDict(self.Get().header()); },
+      "The file's header, as bloomkit.inspect() returns it.");
+  cls.def(
+      "__len__", [](const MappedBox& self) { return self.Get().header().count; },
+      "The count of keys stored in the file's header.");
+  cls.def_property_readonly(
+      "count", [](const MappedBox& self) { return self.Get().header().count; },
+      "The count of keys stored in the file's header (what len() returns).");
+  cls.def_property_readonly(
+      "capacity", [](const MappedBox& self) { return self.Get().header().capacity; }, "Keys the filter was sized for.");
+  cls.def_property_readonly(
+      "fp_rate", [](const MappedBox& self) { return self.Get().header().fp_rate; },
+      "The target false-positive rate the filter was created with.");
+  cls.def_property_readonly(
+      "file_bytes", [](const MappedBox& self) { return self.Get().file_bytes(); }, "Bytes of the file mapped.");
+  cls.def_property_readonly(
+      "truncated", [](const MappedBox& self) { return self.Get().truncated(); },
+      "True once the file shrank under the view: every answer is then True.");
+  cls.def_property_readonly(
+      "closed", [](const MappedBox& self) { return !self.view.has_value(); }, "True after close().");
+  cls.def(
+      "to_filter",
+      [](const MappedBox& self) -> py::object {
+        const MappedFilter& view = self.Get();
+        if (const auto* classic = view.get_if<BloomFilter>()) return py::cast(MakeBox(BloomFilter(*classic)));
+        if (const auto* blocked = view.get_if<BlockedBloomFilter>()) {
+          return py::cast(MakeBox(BlockedBloomFilter(*blocked)));
+        }
+        throw py::value_error("the mapped filter has no owned form");
+      },
+      "An ordinary, writable filter (BloomFilter or BlockedBloomFilter) copied from the view.");
+  cls.def(
+      "close",
+      [](MappedBox& self) {
+        py::gil_scoped_release nogil;
+        std::unique_lock lock(self.mutex);
+        self.view.reset();
+      },
+      "Unmaps the file now (also done by the with block and when the object is freed).");
+  cls.def(
+      "__enter__", [](MappedBox& self) -> MappedBox& { return self; }, py::return_value_policy::reference);
+  cls.def("__exit__", [](MappedBox& self, const py::args&) {
+    py::gil_scoped_release nogil;
+    std::unique_lock lock(self.mutex);
+    self.view.reset();
+    return false;
+  });
+  cls.def("__repr__", [](const MappedBox& self) {
+    if (!self.view) return std::string("<bloomkit.MappedFilter closed>");
+    return "<bloomkit.MappedFilter kind=" + std::string(FilterKindName(self.view->kind())) +
+           " count=" + std::to_string(self.view->header().count) +
+           " file_bytes=" + std::to_string(self.view->file_bytes()) + ">";
+  });
+
+  m.def(
+      "open_mapped",
+      [](const py::object& path, bool verify) {
+        const std::string file = PathString(path);
+        Result<MappedFilter> view = [&] {
+          py::gil_scoped_release nogil;
+          return MappedFilter::Open(file, MapOptions{.verify_checksum = verify});
+        }();
+        if (!view.ok()) Throw(Error(view.error().code(), file + ": " + view.error().message()));
+        auto box = std::make_unique<MappedBox>();
+        box->view.emplace(std::move(view).value());
+        return box;
+      },
+      py::arg("path"), py::kw_only(), py::arg("verify") = false,
+      "Opens a classic or blocked filter file (uncompressed) as a read-only MappedFilter without\n"
+      "loading it. The header, parameters and file size are checked; verify=True also reads the\n"
+      "file once and checks its checksum (as bloomkit.verify). Other kinds and compressed files\n"
+      "raise UnsupportedError: bloomkit.load() reads those.");
+  m.def(
+      "verify",
+      [](const py::object& path) {
+        const std::string file = PathString(path);
+        Result<FileHeader> header = [&] {
+          py::gil_scoped_release nogil;
+          return VerifyFile(file);
+        }();
+        if (!header.ok()) Throw(Error(header.error().code(), file + ": " + header.error().message()));
+        return HeaderDict(header.value());
+      },
+      py::arg("path"),
+      "Reads a filter file once with a bounded buffer and checks its header, size and checksum\n"
+      "(as `bloomkit verify`), without loading it; returns the header as a dict.");
+}
+
 }  // namespace
 }  // namespace bloomkit::python
 
@@ -1071,6 +1246,7 @@ PYBIND11_MODULE(_bloomkit, m) {
         self = FileLock();
         return false;
       });
+  BindMapped(m);
   m.def(
       "error_code_name", [](int code) { return std::string(ErrorCodeName(static_cast<ErrorCode>(code))); },
       py::arg("code"));

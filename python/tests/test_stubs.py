@@ -23,7 +23,7 @@ CLASSES = [
     "ConcurrentBlockedBloomFilter",
 ]
 # Classes that are not filters.
-OTHER_CLASSES = ["FileLock"]
+OTHER_CLASSES = ["FileLock", "MappedFilter"]
 
 
 def stub_members():

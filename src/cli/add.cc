@@ -37,10 +37,7 @@ int RunAdd(const AddOptions& o, const GlobalOptions& global) {
   std::vector<std::string_view> keys;
   std::uint64_t added = 0;
   while (reader.NextBatch(keys)) {
-    for (std::string_view key : keys) {
-      const bool is_new = Take(loaded.filter.Add(key), o.file, kExitData);
-      added += is_new ? 1 : 0;
-    }
+    added += Take(loaded.filter.AddBatch(keys), o.file, kExitData);
     progress.Update(reader.keys_read(), reader.bytes_read());
   }
   progress.Finish();

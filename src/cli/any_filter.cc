@@ -363,6 +363,29 @@ Result<bool> AnyFilter::Add(std::string_view key) {
   return std::visit([&](auto& f) { return AddTo(f, key); }, filter_);
 }
 
+Result<std::uint64_t> AnyFilter::AddBatch(std::span<const std::string_view> keys) {
+  return std::visit(
+      [&](auto& f) -> Result<std::uint64_t> {
+        using F = std::decay_t<decltype(f)>;
+        if constexpr (std::is_same_v<F, BloomFilter> || std::is_same_v<F, BlockedBloomFilter>) {
+          // The batch hashes a group of keys ahead and counts the keys that set a new
+          // bit, in order: the count grows by exactly what Add would have reported.
+          const std::uint64_t before = f.count();
+          static_cast<void>(f.AddBatch(keys));
+          return f.count() - before;
+        } else {
+          std::uint64_t added = 0;
+          for (std::string_view key : keys) {
+            auto is_new = AddTo(f, key);
+            if (!is_new.ok()) return std::move(is_new).error();
+            added += is_new.value() ? 1U : 0U;
+          }
+          return added;
+        }
+      },
+      filter_);
+}
+
 Result<bool> AnyFilter::AddIfAbsent(std::string_view key) {
   return std::visit(
       [&](auto& f) -> Result<bool> {

@@ -105,6 +105,10 @@ class AnyFilter {
   // counting and cuckoo filters always add a copy (so a later remove of the same key
   // is safe) and report whether it looked new. Errors: a full filter that cannot grow.
   Result<bool> Add(std::string_view key);
+  // Add of every key in order; returns how many were new. Classic and blocked filters
+  // take the batch path of the core (hashing a group ahead); on an error (a full
+  // filter) the keys before the failing one are added.
+  Result<std::uint64_t> AddBatch(std::span<const std::string_view> keys);
   // Test-and-add for every kind: adds the key only if it may not be present yet; true
   // if it was added (what dedup prints).
   Result<bool> AddIfAbsent(std::string_view key);

@@ -337,6 +337,19 @@ std::vector<std::byte> BloomFilter::Serialize(const SaveOptions& options) const 
       header, [&](std::span<std::byte> out) { internal::StoreWordsLE(out.data(), words_.span()); }, options);
 }
 
+bool BloomFilter::SerializeTo(ByteSink sink) const noexcept {
+  FileHeader header;
+  header.kind = kKind;
+  header.capacity = capacity_;
+  header.count = count_;
+  header.fp_rate = fp_rate_;
+  header.payload_bytes = words_.bytes();
+  header.params[0] = num_bits_;
+  header.params[1] = num_hashes();
+  internal::FileStream out(sink);
+  return out.Begin(header) && out.PutWords(words_.span()) && out.Finish();
+}
+
 Result<BloomFilter> BloomFilter::Deserialize(std::span<const std::byte> bytes, const LoadOptions& options) {
   auto file = internal::DecodeFile(bytes, kKind, options.max_memory_bytes);
   if (!file.ok()) return std::move(file).error();

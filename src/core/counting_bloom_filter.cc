@@ -284,6 +284,21 @@ std::vector<std::byte> CountingBloomFilter::Serialize(const SaveOptions& options
       header, [&](std::span<std::byte> out) { internal::StoreWordsLE(out.data(), counters_.span()); }, options);
 }
 
+bool CountingBloomFilter::SerializeTo(ByteSink sink) const noexcept {
+  FileHeader header;
+  header.kind = kKind;
+  header.capacity = capacity_;
+  header.count = count_;
+  header.fp_rate = fp_rate_;
+  header.payload_bytes = counters_.bytes();
+  header.params[0] = num_counters_;
+  header.params[1] = num_hashes_;
+  header.params[2] = counter_bits_;
+  header.params[3] = saturated_counters_;
+  internal::FileStream out(sink);
+  return out.Begin(header) && out.PutWords(counters_.span()) && out.Finish();
+}
+
 Result<CountingBloomFilter> CountingBloomFilter::Deserialize(std::span<const std::byte> bytes,
                                                              const LoadOptions& options) {
   using internal::MakeError;

@@ -3,6 +3,7 @@
 #include "bloomkit/cuckoo_filter.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -687,6 +688,43 @@ std::vector<std::byte> CuckooFilter::Serialize(const SaveOptions& options) const
         }
       },
       options);
+}
+
+bool CuckooFilter::SerializeTo(ByteSink sink) const noexcept {
+  const std::uint32_t b = options_.bucket_size;
+  const std::uint32_t f = options_.fingerprint_bits;
+  std::uint64_t payload = 0;
+  for (const SubFilter& t : filters_) {
+    std::uint64_t bytes = 0;
+    (void)SlotBytes(t.num_buckets, b, f, &bytes);  // checked when the table was made
+    payload += kTableHeaderBytes + AlignUp64(bytes);
+  }
+  FileHeader header;
+  header.kind = kKind;
+  header.capacity = options_.capacity;
+  header.count = count_;
+  header.fp_rate = options_.fp_rate;
+  header.payload_bytes = payload;
+  header.params[0] = b;
+  header.params[1] = f;
+  header.params[2] = options_.max_kicks;
+  header.params[3] = options_.expansion;
+  header.params[4] = filters_.size() | (std::uint64_t{options_.max_filters} << 32);
+  header.params[5] = num_deletes_;
+  internal::FileStream out(sink);
+  if (!out.Begin(header)) return false;
+  for (const SubFilter& t : filters_) {
+    std::uint64_t bytes = 0;
+    (void)SlotBytes(t.num_buckets, b, f, &bytes);
+    std::array<std::byte, kTableHeaderBytes> table{};
+    internal::StoreLE<std::uint64_t>(table.data(), t.num_buckets);
+    internal::StoreLE<std::uint64_t>(table.data() + 8, t.victim_bucket);
+    internal::StoreLE<std::uint64_t>(table.data() + 16, t.victim_fingerprint);
+    const auto slots =
+        std::span<const std::byte>(reinterpret_cast<const std::byte*>(t.slots.data()), static_cast<std::size_t>(bytes));
+    if (!out.Put(table) || !out.Put(slots) || !out.PutZeros(AlignUp64(bytes) - bytes)) return false;
+  }
+  return out.Finish();
 }
 
 Result<CuckooFilter> CuckooFilter::Deserialize(std::span<const std::byte> bytes, const LoadOptions& options) {

@@ -25,6 +25,8 @@
 
 #include <zstd.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -149,8 +151,10 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
   return h;
 }
 
-std::vector<std::byte> EncodeFile(FileHeader header, const std::function<void(std::span<std::byte>)>& write_payload,
-                                  const SaveOptions& options) {
+namespace {
+
+// The fields every writer sets the same way: version, hash id and seed, no flags.
+void StampHeader(FileHeader& header) noexcept {
   header.format_version = kFormatVersion;
   // A blocked filter of 256-bit blocks sets hash id 3; every other filter gets its kind's id.
   if (IsRedisBloomKind(header.kind)) {
@@ -160,6 +164,63 @@ std::vector<std::byte> EncodeFile(FileHeader header, const std::function<void(st
   }
   header.hash_seed = IsRedisBloomKind(header.kind) ? 0 : kHashSeed;
   header.flags = 0;
+}
+
+}  // namespace
+
+bool FileStream::Begin(FileHeader header) noexcept {
+  StampHeader(header);
+  header.stored_payload_bytes = header.payload_bytes;
+  std::array<std::byte, kHeaderBytes> bytes;
+  WriteHeader(header, bytes.data());
+  (void)XXH3_64bits_reset(&state_);
+  return Put(bytes);
+}
+
+bool FileStream::Put(std::span<const std::byte> bytes) noexcept {
+  if (!open_) return false;
+  if (bytes.empty()) return true;
+  (void)XXH3_64bits_update(&state_, bytes.data(), bytes.size());
+  open_ = sink_(bytes);
+  return open_;
+}
+
+bool FileStream::PutWords(std::span<const std::uint64_t> words) noexcept {
+  if constexpr (std::endian::native == std::endian::little) {
+    return Put(std::as_bytes(words));
+  } else {
+    std::array<std::byte, 4096> buffer;
+    constexpr std::size_t kWordsPerPiece = buffer.size() / 8;
+    for (std::size_t i = 0; i < words.size(); i += kWordsPerPiece) {
+      const auto piece = words.subspan(i, std::min(kWordsPerPiece, words.size() - i));
+      StoreWordsLE(buffer.data(), piece);
+      if (!Put(std::span<const std::byte>(buffer.data(), piece.size_bytes()))) return false;
+    }
+    return open_;
+  }
+}
+
+bool FileStream::PutZeros(std::uint64_t count) noexcept {
+  static constexpr std::array<std::byte, 64> kZeros{};
+  while (count != 0) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(count, kZeros.size()));
+    if (!Put(std::span<const std::byte>(kZeros.data(), n))) return false;
+    count -= n;
+  }
+  return open_;
+}
+
+bool FileStream::Finish() noexcept {
+  if (!open_) return false;
+  std::array<std::byte, kChecksumBytes> sum;
+  StoreLE<std::uint64_t>(sum.data(), XXH3_64bits_digest(&state_));
+  open_ = sink_(sum);
+  return open_;
+}
+
+std::vector<std::byte> EncodeFile(FileHeader header, const std::function<void(std::span<std::byte>)>& write_payload,
+                                  const SaveOptions& options) {
+  StampHeader(header);
   const auto raw_bytes = static_cast<std::size_t>(header.payload_bytes);
   std::vector<std::byte> out;
   if (options.compress) {

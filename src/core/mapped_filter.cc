@@ -275,6 +275,12 @@ Result<MappedFilter> MappedFilter::Open(const std::filesystem::path& path, const
   auto header = HeaderForSize(std::span<const std::byte>(head, got.value()), file_bytes);
   if (!header.ok()) return std::move(header).error();
   const FileHeader& h = header.value();
+  // As a load: a count past 2^63 - 1 is damage (adds after a load could wrap it).
+  constexpr std::uint64_t kMaxCount = (std::uint64_t{1} << 63) - 1;
+  if (h.count > kMaxCount) {
+    return MakeError(ErrorCode::kParameterMismatch, "count ", h.count, " is over the largest count a filter keeps, ",
+                     kMaxCount);
+  }
   if ((h.flags & kFlagZstdPayload) != 0) {
     return MakeError(ErrorCode::kUnsupported, "the payload is zstd-compressed and cannot be mapped (",
                      "`bloomkit decompress` it, or load it)");

@@ -526,6 +526,32 @@ std::vector<std::byte> ScalableBloomFilter::Serialize(const SaveOptions& options
       options);
 }
 
+bool ScalableBloomFilter::SerializeTo(ByteSink sink) const noexcept {
+  std::uint64_t payload = 0;
+  for (const BloomFilter& s : stages()) payload += AlignUp64(kHeaderBytes + s.memory_bytes() + kChecksumBytes);
+  FileHeader header;
+  header.kind = kKind;
+  header.capacity = capacity();
+  header.count = count();
+  header.fp_rate = fp_rate_;
+  header.payload_bytes = payload;
+  header.params[0] = num_stages_;
+  header.params[1] = stages_[0].capacity();
+  header.params[2] = growth_;
+  header.params[3] = std::bit_cast<std::uint64_t>(tightening_);
+  header.params[4] = scaling_ != 0 ? kFlagScaling : 0;
+  header.params[5] = max_stages_;
+  internal::FileStream out(sink);
+  if (!out.Begin(header)) return false;
+  // Each stage streams through `out`, which hashes it into the outer checksum.
+  auto into_outer = [&out](std::span<const std::byte> piece) noexcept { return out.Put(piece); };
+  for (const BloomFilter& s : stages()) {
+    const std::uint64_t stage_bytes = kHeaderBytes + s.memory_bytes() + kChecksumBytes;
+    if (!s.SerializeTo(ByteSink(into_outer)) || !out.PutZeros(AlignUp64(stage_bytes) - stage_bytes)) return false;
+  }
+  return out.Finish();
+}
+
 Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(std::span<const std::byte> bytes,
                                                              const LoadOptions& options) {
   using internal::MakeError;

@@ -223,6 +223,13 @@ Result<ModuleConfig> ParseModuleArgs(Args args) {
             "MAX_FILTER_BYTES must be a byte count in [4096, 1tb] (suffixes k, m, g allowed), got " + Quote(text));
       }
       config.max_filter_bytes = *v;
+    } else if (EqualsIgnoreCase(name, "MAX_PENDING_LOAD_BYTES")) {
+      const auto v = ParseBytes(text);
+      if (!v || *v < 4096 || *v > (std::uint64_t{2} << 40)) {
+        return Error(ErrorCode::kInvalidArgument,
+                     "MAX_PENDING_LOAD_BYTES must be a byte count in [4096, 2tb], got " + Quote(text));
+      }
+      config.max_pending_load_bytes = *v;
     } else if (EqualsIgnoreCase(name, "SCANDUMP_CHUNK_BYTES")) {
       const auto v = ParseBytes(text);
       if (!v || *v < 16 || *v > (std::uint64_t{256} << 20)) {
@@ -236,9 +243,10 @@ Result<ModuleConfig> ParseModuleArgs(Args args) {
                        " (valid: FORMAT, IDENTITY, ERROR_RATE, INITIAL_SIZE, CAPACITY, EXPANSION, CF_INITIAL_SIZE, "
                        "CF_BUCKETSIZE, "
                        "CF_MAX_ITERATIONS, CF_EXPANSION, CF_MAX_EXPANSIONS, CF_FINGERPRINT_BITS, "
-                       "CBF_COUNTER_BITS, MAX_FILTER_BYTES, SCANDUMP_CHUNK_BYTES)");
+                       "CBF_COUNTER_BITS, MAX_FILTER_BYTES, MAX_PENDING_LOAD_BYTES, SCANDUMP_CHUNK_BYTES)");
     }
   }
+  if (config.max_pending_load_bytes == 0) config.max_pending_load_bytes = 2 * config.max_filter_bytes;
   return config;
 }
 

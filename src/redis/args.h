@@ -48,6 +48,10 @@ struct ModuleConfig {
   std::uint32_t cf_fingerprint_bits = 8;                      // CF_FINGERPRINT_BITS: 8, 12 or 16
   std::uint32_t cbf_counter_bits = 4;                         // CBF_COUNTER_BITS: 4 or 8
   std::uint64_t max_filter_bytes = std::uint64_t{512} << 20;  // MAX_FILTER_BYTES
+  // MAX_PENDING_LOAD_BYTES: the totals announced by the LOADCHUNK loads in progress,
+  // summed over all keys; a header that would pass it is refused. Default (0 here):
+  // twice MAX_FILTER_BYTES.
+  std::uint64_t max_pending_load_bytes = 0;
   // SCANDUMP_CHUNK_BYTES: payload bytes per SCANDUMP reply and per AOF LOADCHUNK.
   std::uint64_t scandump_chunk_bytes = std::uint64_t{8} << 20;
 };

@@ -128,19 +128,13 @@ Status InsertCommon(Command& cmd, const BfCreateArgs& create, bool autocreate, s
   if (!multi) {  // BF.ADD: the hot path, no allocation
     auto added = value->filter.AddIfAbsent(cmd.arg(first));
     if (added.ok() && added.value()) modified = true;
-    if (modified) {
-      value->Touch();
-      cmd.Replicate();
-    }
+    if (modified) cmd.Replicate();
     if (!added.ok()) return ReplyError(AddErrorText(value->filter, added.error()));
     cmd.Bool(added.value());
     return {};
   }
   const std::vector<AddOutcome> outcomes = AddItems(value->filter, cmd, first, &modified);
-  if (modified) {
-    value->Touch();
-    cmd.Replicate();
-  }
+  if (modified) cmd.Replicate();
   cmd.Array(static_cast<long>(outcomes.size()));
   for (const AddOutcome& o : outcomes) {
     if (o.error.empty()) {
@@ -332,7 +326,6 @@ Status BfMerge(Command& cmd) {
   }
   if (dest.value != nullptr) {
     dest.value->filter = std::move(result);
-    dest.value->Touch();
   } else if (StoreNew<BfFamily>(dest_key, std::move(result)) == nullptr) {
     return ReplyError(reply::kInternal);
   }

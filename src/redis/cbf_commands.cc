@@ -58,7 +58,6 @@ Status CbfAdd(Command& cmd) {
   const std::string_view item = cmd.arg(2);
   const bool was_present = value->filter.MayContain(item);
   if (auto st = value->filter.Add(item); !st.ok()) return st;
-  value->Touch();
   cmd.Replicate();
   cmd.Bool(!was_present);
   return {};

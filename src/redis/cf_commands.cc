@@ -92,10 +92,7 @@ Status InsertCommon(Command& cmd, const CfCreateArgs& create, bool autocreate, s
   for (std::size_t i = first; i < cmd.argc(); ++i) {
     outcomes.push_back(AddOne(value->filter, cmd.arg(i), nx, &modified));
   }
-  if (modified) {
-    value->Touch();
-    cmd.Replicate();
-  }
+  if (modified) cmd.Replicate();
   if (!multi) {
     const AddOutcome& o = outcomes[0];
     if (!o.error.empty()) return ReplyError(o.error);

@@ -45,6 +45,9 @@ void BeginCommand(RedisModuleCtx* ctx) noexcept;
 void EndCommand() noexcept;
 const std::string& AllocationRefusal() noexcept;
 Status CheckMemoryFor(std::uint64_t bytes);
+// Whether the command running comes from a client (not replicated from a primary, not
+// the AOF being loaded: their limits were applied where they were first run).
+bool CommandFromClient() noexcept;
 
 class Command {
  public:

@@ -4,7 +4,19 @@
 // DEBUG DIGEST-VALUE, COPY) and the SCANDUMP / LOADCHUNK commands.
 //
 // A value is either a ready filter, or a dump being loaded by LOADCHUNK (the bytes
-// received so far; dump.h). RDB encoding (encver 1), per value:
+// received so far; dump.h). RDB encoding version 2 (written), per value:
+//
+//   unsigned  state        0 = ready, 1 = loading
+//   loading:  unsigned     bytes received so far (>= 128, < the total the header announces)
+//   string    the 128-byte header of the filter's bloomkit serialization
+//   strings   the rest of it (ready: up to the checksum; loading: up to the bytes
+//             received), in pieces of 1 .. kStreamPieceBytes bytes
+//
+// The save streams the filter's own memory (SerializeTo) through one stack buffer of
+// kStreamPieceBytes: it allocates nothing of the filter's size, so it cannot fail half
+// way under memory pressure. Version 1 (still read) held the whole serialization in one
+// string, which needed a full copy to write (and Redis' LZF compression of that string
+// a second one):
 //
 //   unsigned  state        0 = ready, 1 = loading
 //   ready:    string       the filter's bloomkit serialization (magic ... checksum)
@@ -16,6 +28,7 @@
 // with every size validated against MAX_FILTER_BYTES before anything is allocated.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -31,17 +44,18 @@
 #include "bloomkit/scalable_bloom_filter.h"
 #include "command.h"
 #include "dump.h"
+#include "pending_loads.h"
 #include "stats.h"
 
 namespace bloomkit::redis {
 
-inline constexpr int kEncodingVersion = 1;
+inline constexpr int kEncodingVersion = 2;        // written
+inline constexpr int kOldestEncodingVersion = 1;  // still read
 
-// What a value needs only while a dump moves in or out; allocated on demand so that an
-// idle filter carries 8 bytes of it, not three vectors.
+// What a value needs only while a dump moves in (LOADCHUNK, or a loading value read
+// from RDB); allocated on demand so that an idle filter carries 8 bytes of it.
 struct Transfer {
-  PendingDump pending;          // LOADCHUNK bytes received so far (total() > 0 while loading)
-  std::vector<std::byte> dump;  // SCANDUMP's serialization, until the next write
+  PendingDump pending;  // bytes received so far (total() > 0 while loading)
 
   [[nodiscard]] bool loading() const noexcept { return pending.total() != 0; }
 };
@@ -74,15 +88,6 @@ struct FilterValue {
     new (&filter) Filter(std::move(loaded));
     transfer.reset();
     stats::PendingLoadEnded();
-  }
-  [[nodiscard]] Transfer& transfer_state() {
-    if (!transfer) transfer = std::make_unique<Transfer>();
-    return *transfer;
-  }
-  // After any write: a SCANDUMP in progress must see the new bytes (and fail its
-  // checksum on the other side rather than mix two versions silently).
-  void Touch() noexcept {
-    if (transfer && ready()) transfer.reset();
   }
 };
 
@@ -144,7 +149,7 @@ void DeleteValue(FilterValue<Filter>* value) noexcept {
 template <typename Family>
 std::uint64_t ValueMemory(const FilterValue<typename Family::Filter>& v) noexcept {
   std::uint64_t bytes = sizeof(v);
-  if (v.transfer) bytes += sizeof(Transfer) + v.transfer->pending.reserved_bytes() + v.transfer->dump.capacity();
+  if (v.transfer) bytes += sizeof(Transfer) + v.transfer->pending.reserved_bytes();
   if (v.ready()) bytes += v.filter.memory_bytes() + Family::Overhead(v.filter);
   return bytes;
 }
@@ -200,6 +205,11 @@ Status ReserveNew(Command& cmd, Create&& create) {
 }
 
 // ---- SCANDUMP key iterator -------------------------------------------------------
+// Each chunk is cut from the filter's serialization as it streams out of the filter's
+// memory: nothing is kept between calls. A chunk inside one of the filter's arrays is
+// answered from the array itself; one that spans pieces is gathered into a buffer of
+// its own size (at most SCANDUMP_CHUNK_BYTES). A write to the filter between calls
+// makes the loaded copy fail its checksum rather than mix two versions silently.
 template <typename Family>
 Status ScanDump(Command& cmd) {
   if (cmd.argc() != 3) return cmd.WrongArity(), Status();
@@ -208,22 +218,65 @@ Status ScanDump(Command& cmd) {
   if (auto s = RequireReady(found); !s.ok()) return s;
   auto iterator = ParseScanIterator(cmd.arg(2), /*for_loadchunk=*/false, Family::Filter::kKind == FilterKind::kCuckoo);
   if (!iterator.ok()) return std::move(iterator).error();
-  auto& value = *found.value;
-  Transfer& state = value.transfer_state();
-  if (iterator.value() == 0 || state.dump.empty()) state.dump = value.filter.Serialize();
-  auto chunk = NextDumpChunk(iterator.value(), state.dump.size(), Config().scandump_chunk_bytes);
+  const auto& filter = found.value->filter;
+  auto chunk = NextDumpChunk(iterator.value(), SerializedLength(filter), Config().scandump_chunk_bytes);
   if (!chunk.ok()) return std::move(chunk).error();
-  cmd.Array(2);
   if (!chunk.value().has_value()) {
-    value.Touch();  // done: drop the cached serialization
+    cmd.Array(2);
     cmd.Int(0);
     cmd.Bytes({});
     return {};
   }
-  const DumpChunk& c = *chunk.value();
+  const DumpChunk c = *chunk.value();
+  ByteBuffer gathered;
+  std::uint64_t at = 0;      // offset of the next piece
+  std::uint64_t copied = 0;  // bytes of the chunk gathered so far
+  bool answered = false;
+  bool no_memory = false;
+  auto cut = [&](std::span<const std::byte> piece) noexcept {
+    const std::uint64_t start = at;
+    at += piece.size();
+    if (at <= c.offset) return true;  // before the chunk
+    const std::uint64_t from = c.offset + copied - start;
+    const std::uint64_t n = std::min<std::uint64_t>(piece.size() - from, c.length - copied);
+    if (copied == 0 && n == c.length) {  // the whole chunk lies in this piece
+      cmd.Array(2);
+      cmd.Int(c.iterator);
+      cmd.Bytes(piece.subspan(static_cast<std::size_t>(from), static_cast<std::size_t>(n)));
+      answered = true;
+      return false;
+    }
+    if (copied == 0 && !gathered.Allocate(static_cast<std::size_t>(c.length))) {
+      no_memory = true;
+      return false;
+    }
+    std::memcpy(gathered.data() + copied, piece.data() + from, static_cast<std::size_t>(n));
+    copied += n;
+    return copied < c.length;
+  };
+  (void)filter.SerializeTo(ByteSink(cut));
+  if (answered) return {};
+  if (no_memory) throw std::bad_alloc();  // Dispatch answers with the OOM refusal
+  if (copied != c.length) return ReplyError(reply::kInternal);
+  cmd.Array(2);
   cmd.Int(c.iterator);
-  cmd.Bytes(std::span<const std::byte>(state.dump).subspan(c.offset, c.length));
+  cmd.Bytes(std::span<const std::byte>(gathered.data(), static_cast<std::size_t>(c.length)));
   return {};
+}
+
+// A LOADCHUNK header announcing `total` bytes: refused when the loads in progress on
+// all keys would then announce more than MAX_PENDING_LOAD_BYTES (a client could
+// otherwise open any number of loads, each within MAX_FILTER_BYTES).
+inline Status CheckPendingLoads(std::uint64_t total) {
+  if (!CommandFromClient()) return {};
+  const PendingLoads now = PendingLoadStats();
+  const std::uint64_t limit = Config().max_pending_load_bytes;
+  if (total <= limit && now.bytes_announced <= limit - total) return {};
+  return ReplyError(reply::kTooManyPendingLoads, "this dump announces " + std::to_string(total) + " bytes, " +
+                                                     std::to_string(now.count) + " loads in progress announce " +
+                                                     std::to_string(now.bytes_announced) +
+                                                     ", MAX_PENDING_LOAD_BYTES is " + std::to_string(limit) +
+                                                     " (complete or delete a loading key, or raise the limit)");
 }
 
 // Builds the filter from complete dump bytes; the error is the reply.
@@ -250,10 +303,7 @@ Status Del(Command& cmd, std::string_view not_found = reply::kNotFound) {
   const auto found = Find<Family>(key);
   if (auto s = RequireReady(found, not_found); !s.ok()) return s;
   const bool removed = found.value->filter.Remove(cmd.arg(2));
-  if (removed) {
-    found.value->Touch();
-    cmd.Replicate();
-  }
+  if (removed) cmd.Replicate();
   cmd.Bool(removed);
   return {};
 }
@@ -278,6 +328,7 @@ Status LoadChunk(Command& cmd) {
     auto total = ValidateDumpHeader(data, Filter::kKind, Config().max_filter_bytes);
     if (!total.ok()) return std::move(total).error();
     if (auto room = CheckMemoryFor(total.value()); !room.ok()) return room;
+    if (auto bound = CheckPendingLoads(total.value()); !bound.ok()) return bound;
     auto* value = NewValue<Filter>(PendingDump(total.value(), data));
     if (rm.ModuleTypeSetValue(key.get(), Family::type, value) != kOk) {
       DeleteValue(value);
@@ -291,7 +342,7 @@ Status LoadChunk(Command& cmd) {
   if (found.value == nullptr) return ReplyError(reply::kNotFound);
   auto& value = *found.value;
   if (value.ready()) return ReplyError(reply::kChunkOutOfOrder, "the filter is already complete");
-  PendingDump& pending = value.transfer_state().pending;
+  PendingDump& pending = value.transfer->pending;
   auto complete = pending.Append(offset, data);
   if (!complete.ok()) return std::move(complete).error();
   if (!complete.value()) {
@@ -314,27 +365,29 @@ Status LoadChunk(Command& cmd) {
 }
 
 // ---- data type callbacks -----------------------------------------------------------
+
+inline void SaveBytes(RedisModuleIO* io, std::span<const std::byte> bytes) noexcept {
+  rm.SaveStringBuffer(io, reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+// Encoding version 2 (top of this file). Nothing here allocates: a ready filter streams
+// from its own memory through BlockWriter's stack buffer; a loading value's bytes are
+// written from its pending buffer in slices.
 template <typename Family>
 void RdbSave(RedisModuleIO* io, void* opaque) noexcept {
   const auto& value = *static_cast<const FilterValue<typename Family::Filter>*>(opaque);
-  try {
-    if (value.ready()) {
-      const std::vector<std::byte> bytes = value.filter.Serialize();
-      rm.SaveUnsigned(io, 0);
-      rm.SaveStringBuffer(io, reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    } else {
-      const PendingDump& pending = value.transfer->pending;
-      rm.SaveUnsigned(io, 1);
-      rm.SaveUnsigned(io, pending.total());
-      rm.SaveStringBuffer(io, reinterpret_cast<const char*>(pending.bytes().data()), pending.bytes().size());
-    }
-  } catch (...) {
-    // Only Serialize's allocation can fail. Writing an empty loading value keeps the RDB
-    // stream well formed; loading it is then rejected with a logged reason.
-    rm.LogIOError(io, "warning", "bloomkit: out of memory serializing a %s value; it will not load", Family::kTypeName);
-    rm.SaveUnsigned(io, 1);
+  if (value.ready()) {
     rm.SaveUnsigned(io, 0);
-    rm.SaveStringBuffer(io, "", 0);
+    StreamBlocks(value.filter,
+                 [io](std::uint64_t /*offset*/, std::span<const std::byte> block) noexcept { SaveBytes(io, block); });
+    return;
+  }
+  const auto bytes = value.transfer->pending.bytes();  // >= the 128-byte header
+  rm.SaveUnsigned(io, 1);
+  rm.SaveUnsigned(io, bytes.size());
+  SaveBytes(io, bytes.first(kDumpHeaderBytes));
+  for (std::size_t at = kDumpHeaderBytes; at < bytes.size(); at += kStreamPieceBytes) {
+    SaveBytes(io, bytes.subspan(at, std::min(kStreamPieceBytes, bytes.size() - at)));
   }
 }
 
@@ -363,81 +416,117 @@ inline bool IoFailed(RedisModuleIO* io) noexcept {
   return rm.IsIOError != nullptr && rm.IsIOError(io) != 0;
 }
 
+// Reads an encoding-version-2 value (the state already read), through StreamedLoad's
+// checks (dump.h): the header string, then pieces until the bytes it expects.
+template <typename Family>
+void* RdbLoadStreamed(RedisModuleIO* io, std::uint64_t state) {
+  using Filter = typename Family::Filter;
+  std::uint64_t received = 0;
+  if (state == 1) {
+    received = rm.LoadUnsigned(io);
+    if (IoFailed(io)) return nullptr;
+  }
+  StreamedLoad load;
+  {
+    RdbBuffer header(io);
+    if (IoFailed(io) || !header.ok()) return nullptr;
+    if (auto started = load.Start(state, received, header.bytes(), Filter::kKind, Config().max_filter_bytes);
+        !started.ok()) {
+      rm.LogIOError(io, "warning", "bloomkit: rejected a %s value: %s", Family::kTypeName,
+                    started.error().message().c_str());
+      return nullptr;
+    }
+  }
+  while (!load.done()) {
+    RdbBuffer piece(io);
+    if (IoFailed(io) || !piece.ok()) return nullptr;
+    if (auto added = load.Add(piece.bytes()); !added.ok()) {
+      rm.LogIOError(io, "warning", "bloomkit: rejected a %s value: %s", Family::kTypeName,
+                    added.error().message().c_str());
+      return nullptr;
+    }
+  }
+  if (state == 1) return NewValue<Filter>(std::move(load).TakeDump());
+  auto filter = BuildFromDump<Family>(load.bytes());
+  if (!filter.ok()) {
+    rm.LogIOError(io, "warning", "bloomkit: rejected a %s value: %s", Family::kTypeName,
+                  filter.error().message().c_str());
+    return nullptr;
+  }
+  return NewValue<Filter>(std::move(filter).value());
+}
+
+// Reads an encoding-version-1 value (the state already read): one string.
+template <typename Family>
+void* RdbLoadWhole(RedisModuleIO* io, std::uint64_t state) {
+  using Filter = typename Family::Filter;
+  if (state == 0) {
+    RdbBuffer buffer(io);
+    if (IoFailed(io) || !buffer.ok()) return nullptr;
+    auto filter = BuildFromDump<Family>(buffer.bytes());
+    if (!filter.ok()) {
+      rm.LogIOError(io, "warning", "bloomkit: rejected a %s value: %s", Family::kTypeName,
+                    filter.error().message().c_str());
+      return nullptr;
+    }
+    return NewValue<Filter>(std::move(filter).value());
+  }
+  const std::uint64_t total = rm.LoadUnsigned(io);
+  if (IoFailed(io)) return nullptr;
+  RdbBuffer buffer(io);
+  if (IoFailed(io) || !buffer.ok()) return nullptr;
+  const auto bytes = buffer.bytes();
+  auto announced = ValidateDumpHeader(bytes.first(std::min<std::size_t>(bytes.size(), kDumpHeaderBytes)), Filter::kKind,
+                                      Config().max_filter_bytes);
+  if (!announced.ok() || announced.value() != total || bytes.size() >= total) {
+    rm.LogIOError(io, "warning", "bloomkit: rejected a partially loaded %s value: %s", Family::kTypeName,
+                  announced.ok() ? "lengths disagree" : announced.error().message().c_str());
+    return nullptr;
+  }
+  return NewValue<Filter>(PendingDump(total, bytes));
+}
+
 template <typename Family>
 void* RdbLoad(RedisModuleIO* io, int encver) noexcept {
-  using Filter = typename Family::Filter;
-  if (encver != kEncodingVersion) {
-    rm.LogIOError(io, "warning", "bloomkit: %s encoding version %d is not supported (this build reads %d)",
-                  Family::kTypeName, encver, kEncodingVersion);
+  if (encver < kOldestEncodingVersion || encver > kEncodingVersion) {
+    rm.LogIOError(io, "warning", "bloomkit: %s encoding version %d is not supported (this build reads %d to %d)",
+                  Family::kTypeName, encver, kOldestEncodingVersion, kEncodingVersion);
     return nullptr;
   }
   try {
     const std::uint64_t state = rm.LoadUnsigned(io);
     if (IoFailed(io)) return nullptr;
-    if (state == 0) {
-      RdbBuffer buffer(io);
-      if (IoFailed(io) || !buffer.ok()) return nullptr;
-      auto filter = BuildFromDump<Family>(buffer.bytes());
-      if (!filter.ok()) {
-        rm.LogIOError(io, "warning", "bloomkit: rejected a %s value: %s", Family::kTypeName,
-                      filter.error().message().c_str());
-        return nullptr;
-      }
-      return NewValue<Filter>(std::move(filter).value());
-    }
-    if (state != 1) {
+    if (state > 1) {
       rm.LogIOError(io, "warning", "bloomkit: unknown %s value state %llu", Family::kTypeName,
                     static_cast<unsigned long long>(state));
       return nullptr;
     }
-    const std::uint64_t total = rm.LoadUnsigned(io);
-    if (IoFailed(io)) return nullptr;
-    RdbBuffer buffer(io);
-    if (IoFailed(io) || !buffer.ok()) return nullptr;
-    const auto bytes = buffer.bytes();
-    auto announced = ValidateDumpHeader(bytes.first(std::min<std::size_t>(bytes.size(), kDumpHeaderBytes)),
-                                        Filter::kKind, Config().max_filter_bytes);
-    if (!announced.ok() || announced.value() != total || bytes.size() >= total) {
-      rm.LogIOError(io, "warning", "bloomkit: rejected a partially loaded %s value: %s", Family::kTypeName,
-                    announced.ok() ? "lengths disagree" : announced.error().message().c_str());
-      return nullptr;
-    }
-    return NewValue<Filter>(PendingDump(total, bytes));
+    return encver == 1 ? RdbLoadWhole<Family>(io, state) : RdbLoadStreamed<Family>(io, state);
   } catch (...) {
     rm.LogIOError(io, "warning", "bloomkit: out of memory loading a %s value", Family::kTypeName);
     return nullptr;
   }
 }
 
-// AOF rewrite: the value as the LOADCHUNK commands that rebuild it byte for byte.
+// AOF rewrite: the value as the LOADCHUNK commands that rebuild it byte for byte: the
+// 128-byte header at iterator 1, then pieces of kStreamPieceBytes (LOADCHUNK follows
+// offsets, so any cut loads). Streamed like RdbSave: nothing of the filter's size is
+// allocated.
 template <typename Family>
 void AofRewrite(RedisModuleIO* aof, RedisModuleString* key, void* opaque) noexcept {
   const auto& value = *static_cast<const FilterValue<typename Family::Filter>*>(opaque);
-  try {
-    std::vector<std::byte> serialized;
-    std::span<const std::byte> bytes;
-    std::uint64_t total = 0;
-    if (value.ready()) {
-      serialized = value.filter.Serialize();
-      bytes = serialized;
-      total = serialized.size();
-    } else {
-      bytes = value.transfer->pending.bytes();
-      total = value.transfer->pending.total();
-    }
-    std::int64_t iterator = 0;
-    for (;;) {
-      auto chunk = NextDumpChunk(iterator, total, Config().scandump_chunk_bytes);
-      if (!chunk.ok() || !chunk.value().has_value() || chunk.value()->offset >= bytes.size()) break;
-      const DumpChunk c = *chunk.value();
-      const std::uint64_t length = std::min<std::uint64_t>(c.length, bytes.size() - c.offset);
-      rm.EmitAOF(aof, Family::kLoadChunk, "slb", key, static_cast<long long>(c.iterator),
-                 reinterpret_cast<const char*>(bytes.data() + c.offset), static_cast<std::size_t>(length));
-      iterator = c.iterator;
-      if (length < c.length) break;  // a partial value ends mid-chunk
-    }
-  } catch (...) {
-    rm.LogIOError(aof, "warning", "bloomkit: out of memory rewriting a %s value", Family::kTypeName);
+  auto emit = [aof, key](std::uint64_t offset, std::span<const std::byte> bytes) noexcept {
+    rm.EmitAOF(aof, Family::kLoadChunk, "slb", key, static_cast<long long>(offset + 1),
+               reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  };
+  if (value.ready()) {
+    StreamBlocks(value.filter, emit);
+    return;
+  }
+  const auto bytes = value.transfer->pending.bytes();
+  emit(0, bytes.first(kDumpHeaderBytes));
+  for (std::size_t at = kDumpHeaderBytes; at < bytes.size(); at += kStreamPieceBytes) {
+    emit(at, bytes.subspan(at, std::min(kStreamPieceBytes, bytes.size() - at)));
   }
 }
 
@@ -455,16 +544,13 @@ void Free(void* opaque) noexcept {
 template <typename Family>
 void Digest(RedisModuleDigest* digest, void* opaque) noexcept {
   const auto& value = *static_cast<const FilterValue<typename Family::Filter>*>(opaque);
-  try {
-    if (value.ready()) {
-      const std::vector<std::byte> bytes = value.filter.Serialize();
-      rm.DigestAddStringBuffer(digest, reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    } else {
-      const auto pending = value.transfer->pending.bytes();
-      rm.DigestAddStringBuffer(digest, reinterpret_cast<const char*>(pending.data()), pending.size());
-    }
-  } catch (...) {
-    rm.DigestAddStringBuffer(digest, "", 0);
+  auto add = [digest](std::uint64_t /*offset*/, std::span<const std::byte> bytes) noexcept {
+    rm.DigestAddStringBuffer(digest, reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  };
+  if (value.ready()) {
+    StreamBlocks(value.filter, add);
+  } else {
+    add(0, value.transfer->pending.bytes());
   }
   rm.DigestEndSequence(digest);
 }

@@ -37,6 +37,7 @@ ModuleConfig g_config;
 constexpr std::size_t kCheckedBytes = std::size_t{64} << 10;
 
 struct CommandMemory {
+  bool from_client = false;       // a client's command (not replicated, not the AOF being loaded)
   RedisModuleCtx* ctx = nullptr;  // set while a client's command runs on a server with maxmemory
   std::string refusal;            // the OOM reply text once an allocation was refused
 };
@@ -345,12 +346,16 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 
 void BeginCommand(RedisModuleCtx* ctx) noexcept {
   g_command.ctx = nullptr;
+  g_command.from_client = true;
   g_command.refusal.clear();
   if (rm.GetContextFlags == nullptr) return;
   const int flags = rm.GetContextFlags(ctx);
-  if ((flags & kCtxFlagsMaxmemory) != 0 && (flags & (kCtxFlagsReplicated | kCtxFlagsLoading)) == 0) {
-    g_command.ctx = ctx;
-  }
+  g_command.from_client = (flags & (kCtxFlagsReplicated | kCtxFlagsLoading)) == 0;
+  if ((flags & kCtxFlagsMaxmemory) != 0 && g_command.from_client) g_command.ctx = ctx;
+}
+
+bool CommandFromClient() noexcept {
+  return g_command.from_client;
 }
 
 void EndCommand() noexcept {

@@ -71,6 +71,7 @@ inline constexpr std::string_view kMergeIncompatible = "ERR incompatible filters
 inline constexpr std::string_view kChunkBadHeader = "ERR invalid dump header";
 inline constexpr std::string_view kChunkOutOfOrder = "ERR invalid chunk iterator";
 inline constexpr std::string_view kChunkTooLong = "ERR chunk runs past the end of the dump";
+inline constexpr std::string_view kTooManyPendingLoads = "ERR too many pending loads (MAX_PENDING_LOAD_BYTES)";
 inline constexpr std::string_view kChunkInvalid = "ERR invalid dump";
 inline constexpr std::string_view kFilterLoading = "ERR filter is still being loaded (LOADCHUNK)";
 

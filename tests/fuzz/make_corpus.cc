@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <span>
 #include <string>
@@ -77,13 +78,12 @@ int WriteBloomKind(const fs::path& dir) {
   return failures + Write(dir, "n50_p1pct_full", sized.value());
 }
 
-// The mapped view's seeds: the classic and blocked seeds, and a blocked filter of
-// 256-bit blocks, each prefixed with its kind.
-int WriteMappedSeeds(const fs::path& root) {
+// Copies the seeds of `kinds` into the corpus of `target`, each prefixed with its kind.
+int CopySeeds(const fs::path& root, const std::string& target, std::initializer_list<const char*> kinds) {
   int failures = 0;
-  const fs::path dir = root / "mapped";
+  const fs::path dir = root / target;
   fs::create_directories(dir);
-  for (const char* kind : {"classic", "blocked"}) {
+  for (const char* kind : kinds) {
     for (const auto& entry : fs::directory_iterator(root / kind)) {
       std::error_code ec;
       fs::copy_file(entry.path(), dir / (std::string(kind) + "_" + entry.path().filename().string()),
@@ -91,6 +91,14 @@ int WriteMappedSeeds(const fs::path& root) {
       failures += ec ? 1 : 0;
     }
   }
+  return failures;
+}
+
+// The mapped view's seeds: the classic and blocked seeds, and a blocked filter of
+// 256-bit blocks.
+int WriteMappedSeeds(const fs::path& root) {
+  int failures = CopySeeds(root, "mapped", {"classic", "blocked"});
+  const fs::path dir = root / "mapped";
   auto lanes = bloomkit::BlockedBloomFilter::Create(
       {.capacity = 50, .fp_rate = 0.01, .blocked_layout = bloomkit::BlockedLayout::kLanes256});
   if (!lanes.ok()) return failures + 1;
@@ -283,7 +291,8 @@ std::span<const std::byte> AsSpan(const std::string& s) {
 }
 
 // Modes of fuzz_redisbloom.cc: 0/1 DUMP payload, 2/3 chunks, 4/5 bloomkit file (BF/CF).
-int WriteRedisBloomSeeds(const fs::path& dir) {
+// Also writes the bloomkit files of two of them into `update_dir` (fuzz_update_file).
+int WriteRedisBloomSeeds(const fs::path& dir, const fs::path& update_dir) {
   const fs::path fixtures = BLOOMKIT_REDISBLOOM_DIR;
   int failures = 0;
   for (const std::string key : {"bf_single", "bf_default", "bf_binary_items", "bf_expansion1", "cf_default",
@@ -317,6 +326,7 @@ int WriteRedisBloomSeeds(const fs::path& dir) {
     }
     failures += WriteBytes(dir / (key + "_chunks"), chunks.bytes());
     failures += WriteBytes(dir / (key + "_file"), FuzzInputWriter().Byte(cuckoo ? 5 : 4).Raw(file).bytes());
+    if (key.ends_with("_default")) failures += WriteBytes(update_dir / ("redisbloom_" + key + ".bf"), file);
   }
   return failures;
 }
@@ -346,6 +356,8 @@ int main(int argc, char** argv) {
   failures += WriteRedisArgs(root / "redis_args");
   failures += WriteCliNumbers(root / "cli_numbers");
   failures += WriteCliKeys(root / "cli_keys");
-  failures += WriteRedisBloomSeeds(root / "redisbloom");
+  // fuzz_update_file: a file of every kind, RedisBloom's two included.
+  failures += CopySeeds(root, "update_file", {"classic", "blocked", "counting", "scalable", "cuckoo"});
+  failures += WriteRedisBloomSeeds(root / "redisbloom", root / "update_file");
   return failures == 0 ? 0 : 1;
 }

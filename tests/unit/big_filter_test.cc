@@ -71,6 +71,7 @@ TEST(BigFilterTest, ClassicPast2To34BitsUsesFull64BitPositions) {
   EXPECT_EQ(filter.words()[(kBits - 1) >> 6] >> ((kBits - 1) & 63), 1U);  // nothing past num_bits
   // Keys, one at a time and in batches (the prefetching batch path computes 64-bit offsets too).
   std::vector<std::string> keys;
+  keys.reserve(16);
   for (int i = 0; i < 16; ++i) keys.push_back("big:" + std::to_string(i));
   std::vector<std::string_view> views(keys.begin(), keys.end());
   ASSERT_TRUE(filter.AddBatch(views).ok());
@@ -110,6 +111,7 @@ TEST(BigFilterTest, BlockedPast2To34BitsReachesItsLastBlock) {
     for (std::uint64_t w = 0; w < words_per_block; ++w) last |= filter.words()[(num_blocks - 1) * words_per_block + w];
     EXPECT_NE(last, 0U) << block_bits;
     std::vector<std::string> keys;
+    keys.reserve(16);
     for (int i = 0; i < 16; ++i) keys.push_back("big:" + std::to_string(i));
     std::vector<std::string_view> views(keys.begin(), keys.end());
     ASSERT_TRUE(filter.AddBatch(views).ok());
@@ -169,7 +171,7 @@ TEST(BigFilterTest, ASparseFilePast2To34BitsMapsAndVerifies) {
   XXH3_64bits_reset(&state);
   XXH3_64bits_update(&state, header, kHeaderBytes);
   const std::vector<std::uint64_t> zeros(std::size_t{1} << 17);  // 1 MiB
-  std::uint64_t next = 0;  // the next word to feed
+  std::uint64_t next = 0;                                        // the next word to feed
   auto feed_zeros = [&](std::uint64_t until) {
     while (next < until) {
       const std::uint64_t n = std::min<std::uint64_t>(until - next, zeros.size());

@@ -159,6 +159,17 @@ TEST(MappedFilterTest, ChecksHeaderAndSizeButReadsThePayloadOnlyWhenAsked) {
   ASSERT_FALSE(verified.ok());
   EXPECT_EQ(verified.error().code(), ErrorCode::kChecksumMismatch);
 
+  {  // a count no filter keeps: refused at open, as by a load
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(40);
+    const char count[8] = {0, 0, 0, 0, 0, 0, 0, '\x80'};
+    f.write(count, 8);
+  }
+  auto huge_count = MappedFilter::Open(path);
+  ASSERT_FALSE(huge_count.ok());
+  EXPECT_EQ(huge_count.error().code(), ErrorCode::kParameterMismatch);
+  EXPECT_NE(huge_count.error().message().find("count"), std::string::npos);
+
   fs::resize_file(path, size - 1);
   auto short_file = MappedFilter::Open(path);
   ASSERT_FALSE(short_file.ok());

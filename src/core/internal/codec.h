@@ -10,7 +10,9 @@
 #include <span>
 #include <vector>
 
+#include "bloomkit/byte_sink.h"
 #include "bloomkit/format.h"
+#include "internal/hash_inline.h"
 
 namespace bloomkit::internal {
 
@@ -18,6 +20,32 @@ namespace bloomkit::internal {
 // The header's flags, hash id/seed, version and stored length are set here.
 std::vector<std::byte> EncodeFile(FileHeader header, const std::function<void(std::span<std::byte>)>& write_payload,
                                   const SaveOptions& options);
+
+// Streams a file in the bytes EncodeFile writes without compression, with no buffer
+// of the file's size: Begin sends the header, Put/PutWords/PutZeros the payload
+// pieces (hashed as they pass), Finish the checksum. Each returns false once the sink
+// stopped the stream (later calls then send nothing). Allocates nothing.
+class FileStream {
+ public:
+  explicit FileStream(ByteSink sink) noexcept : sink_(sink) {}
+  FileStream(const FileStream&) = delete;
+  FileStream& operator=(const FileStream&) = delete;
+  FileStream(FileStream&&) = delete;
+  FileStream& operator=(FileStream&&) = delete;
+
+  // `header` as for EncodeFile; its payload_bytes must equal what is Put before Finish.
+  bool Begin(FileHeader header) noexcept;
+  bool Put(std::span<const std::byte> bytes) noexcept;
+  // 64-bit words as little-endian bytes (views of `words` on little-endian hosts).
+  bool PutWords(std::span<const std::uint64_t> words) noexcept;
+  bool PutZeros(std::uint64_t count) noexcept;
+  bool Finish() noexcept;
+
+ private:
+  ByteSink sink_;
+  bool open_ = true;
+  XXH3_state_t state_{};
+};
 
 struct DecodedFile {
   FileHeader header;
