@@ -46,15 +46,26 @@ struct FileHeader {
   std::uint64_t hash_seed = 0;
   std::uint64_t capacity = 0;
   std::uint64_t count = 0;
-  std::uint64_t stored_payload_bytes = 0;  // bytes after the header (compressed or not)
-  std::uint64_t payload_bytes = 0;         // bytes of the uncompressed payload
-  double fp_rate = 0;                      // the target rate the filter was sized for
+  std::uint64_t stored_payload_bytes = 0;                // bytes after the header (compressed or not)
+  std::uint64_t payload_bytes = 0;                       // bytes of the uncompressed payload
+  double fp_rate = 0;                                    // the target rate the filter was sized for
   std::array<std::uint64_t, kNumHeaderParams> params{};  // per kind, see docs/FORMAT.md
 };
 
-// Validates a whole serialized filter (magic, version, kind, hash, lengths, checksum)
-// and returns its header without building the filter: what `bloomkit info` shows.
-Result<FileHeader> InspectBytes(std::span<const std::byte> bytes);
+// Validates a whole serialized filter (magic, version, kind, hash, lengths, checksum,
+// compressed payload) and returns its header without building the filter. A payload
+// over `max_memory_bytes` is refused before it is decompressed.
+Result<FileHeader> InspectBytes(std::span<const std::byte> bytes,
+                                std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes);
+
+// Decodes and checks the 128-byte header at the start of `bytes` (magic, version, kind,
+// hash, flags, lengths); nothing else: neither the checksum nor the payload.
+//   auto header = bloomkit::PeekHeader(bytes);  // header->kind, header->payload_bytes
+Result<FileHeader> PeekHeader(std::span<const std::byte> bytes);
+
+// The largest item count a file may hold: 2^63 - 1, so that adds after a load never
+// wrap the 64-bit count.
+inline constexpr std::uint64_t kMaxFileCount = (std::uint64_t{1} << 63) - 1;
 
 // Reads a whole file into memory, refusing files larger than the serialized size of a
 // filter of `max_memory_bytes` (checked before allocating).

@@ -340,7 +340,7 @@ Result<AnyFilter> AnyFilter::Create(const CreateSpec& spec) {
 }
 
 Result<AnyFilter> AnyFilter::Deserialize(std::span<const std::byte> bytes, const LoadOptions& options) {
-  auto header = InspectBytes(bytes);
+  auto header = PeekHeader(bytes);  // the kind; the kind's Deserialize checks the rest
   if (!header.ok()) return std::move(header).error();
   auto parsed = DeserializeVariant(header->kind, bytes, options);
   if (!parsed.ok()) return std::move(parsed).error();

@@ -94,7 +94,8 @@ struct FilterSummary {
 class AnyFilter {
  public:
   static Result<AnyFilter> Create(const CreateSpec& spec);
-  // Validates the bytes (InspectBytes), then parses them as the kind they hold.
+  // Parses the bytes as the kind their header names; that kind's Deserialize validates
+  // them (lengths, checksum, payload) in one pass.
   static Result<AnyFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
 

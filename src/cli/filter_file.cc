@@ -39,7 +39,8 @@ LoadedFilter LoadFilter(const std::string& path, const GlobalOptions& global) {
   const std::uint64_t limit = global.MaxMemoryBytes();
   // Everything wrong with an existing file is a data error, including "too large".
   auto bytes = Take(ReadFileBytes(path, limit), path, kExitData);
-  auto header = Take(InspectBytes(bytes), path, kExitData);
+  // One decode: the header here, checksum and decompression once in Deserialize.
+  auto header = Take(PeekHeader(bytes), path, kExitData);
   auto filter = AnyFilter::Deserialize(bytes, LoadOptions{.max_memory_bytes = limit});
   if (!filter.ok()) {
     const ErrorCode code = filter.error().code();

@@ -268,6 +268,11 @@ Result<DecodedFile> DecodeFile(std::span<const std::byte> bytes, FilterKind expe
   if (stored_sum != Checksum64(bytes.data(), body)) {
     return MakeError(ErrorCode::kChecksumMismatch, "checksum mismatch (file is corrupt or truncated)");
   }
+  // After the checksum, so that a damaged count field reads as damage, not as a count.
+  if (h.count > kMaxFileCount) {
+    return MakeError(ErrorCode::kParameterMismatch, "count ", h.count, " is over the largest count a filter keeps, ",
+                     kMaxFileCount);
+  }
   if (h.kind != expected_kind) {
     return MakeError(ErrorCode::kWrongKind, "holds a ", FilterKindName(h.kind), " filter, not a ",
                      FilterKindName(expected_kind), " one");
@@ -286,23 +291,32 @@ Result<DecodedFile> DecodeFile(std::span<const std::byte> bytes, FilterKind expe
     return MakeError(ErrorCode::kDecompressFailed, "compressed payload does not declare its size of ", h.payload_bytes,
                      " bytes");
   }
-  file.decompressed.resize(static_cast<std::size_t>(h.payload_bytes));
-  const std::size_t got =
-      ZSTD_decompress(file.decompressed.data(), file.decompressed.size(), stored.data(), stored.size());
+  // Large arrays are fresh anonymous pages (allocator.h): a frame that claims more than
+  // it holds costs only the pages it writes before decompression stops with an error.
+  file.decompressed = WordArray::Allocate((h.payload_bytes + 7) / 8);
+  if (!file.decompressed.ok()) {
+    return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", h.payload_bytes, " bytes");
+  }
+  auto* out = reinterpret_cast<std::byte*>(file.decompressed.data());
+  const std::size_t got = ZSTD_decompress(out, static_cast<std::size_t>(h.payload_bytes), stored.data(), stored.size());
   if (ZSTD_isError(got) != 0 || got != h.payload_bytes) {
     return MakeError(ErrorCode::kDecompressFailed, "compressed payload is corrupt: ",
                      ZSTD_isError(got) != 0 ? ZSTD_getErrorName(got) : "short output");
   }
-  file.payload = file.decompressed;
+  file.payload = std::span<const std::byte>(out, static_cast<std::size_t>(h.payload_bytes));
   return file;
 }
 
 }  // namespace internal
 
-Result<FileHeader> InspectBytes(std::span<const std::byte> bytes) {
+Result<FileHeader> PeekHeader(std::span<const std::byte> bytes) {
+  return internal::DecodeHeader(bytes);
+}
+
+Result<FileHeader> InspectBytes(std::span<const std::byte> bytes, std::uint64_t max_memory_bytes) {
   auto header = internal::DecodeHeader(bytes);
   if (!header.ok()) return header;
-  auto file = internal::DecodeFile(bytes, header->kind, std::numeric_limits<std::uint64_t>::max());
+  auto file = internal::DecodeFile(bytes, header->kind, max_memory_bytes);
   if (!file.ok()) return std::move(file).error();
   return file->header;
 }

@@ -60,7 +60,7 @@ Status RequireUncompressed(const FileHeader& header) {
 }
 
 Status RequireUncompressedDump(std::span<const std::byte> bytes) {
-  auto header = internal::DecodeHeader(bytes);
+  auto header = PeekHeader(bytes);
   if (!header.ok()) return {};
   return RequireUncompressed(header.value());
 }
@@ -71,7 +71,7 @@ Result<std::uint64_t> ValidateDumpHeader(std::span<const std::byte> header, Filt
     return DumpError(reply::kChunkBadHeader, "the first chunk must be the " + std::to_string(kDumpHeaderBytes) +
                                                  "-byte header, got " + std::to_string(header.size()) + " bytes");
   }
-  auto decoded = internal::DecodeHeader(header);
+  auto decoded = PeekHeader(header);
   if (!decoded.ok()) return DumpError(reply::kChunkBadHeader, decoded.error().message());
   const FileHeader& h = decoded.value();
   if (auto plain = RequireUncompressed(h); !plain.ok()) return plain.error();

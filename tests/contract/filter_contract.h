@@ -561,6 +561,11 @@ TYPED_TEST_P(FilterContractTest, CraftedHeadersPassingTheChecksumGetTheirOwnErro
                       "size parameter 0");
     this->ExpectError(crafted([&](Bytes& b) { StoreLE(b, layout::kCapacity, 0); }), ErrorCode::kParameterMismatch,
                       "capacity 0");
+    // A count an add could wrap to 0 (the top of the 64-bit range) is refused.
+    for (const std::uint64_t count : {~std::uint64_t{0}, bloomkit::kMaxFileCount + 1}) {
+      this->ExpectError(crafted([&](Bytes& b) { StoreLE(b, layout::kCount, count); }), ErrorCode::kParameterMismatch,
+                        "count " + std::to_string(count));
+    }
     if (compress) {
       // Claims a larger uncompressed payload than the zstd frame declares.
       this->ExpectError(

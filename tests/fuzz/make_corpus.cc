@@ -3,7 +3,7 @@
 //   filters (classic, blocked, counting, scalable, cuckoo): small valid files of each
 //     kind, raw and compressed, empty and filled;
 //   loadchunk, rdb: the module's dumps of small BF, CF and CBF filters, in chunks and as
-//     rdb values (ready, and loading half way);
+//     rdb values (ready, and loading half way; encoding versions 1 and 2);
 //   redis_args, cli_numbers, cli_keys: valid command arguments, numbers and key files;
 //   redisbloom: RedisBloom 2.8.20's DUMP payloads and SCANDUMP chunks of its small keys
 //     (tests/golden/redisbloom), and the same filters as bloomkit files.
@@ -181,6 +181,26 @@ int WriteModuleSeeds(const fs::path& root, std::uint8_t family, const std::strin
         FuzzInputWriter loading;
         loading.Byte(family).Byte(1).U64(bytes.size()).Raw(std::span<const std::byte>(bytes).first(half));
         failures += WriteBytes(root / "rdb" / (stem + "_loading"), loading.bytes());
+      }
+      if (!compress) {  // encoding version 2: the header string, then pieces (fuzz_rdb.cc)
+        const auto strings = [&](FuzzInputWriter& w, std::size_t end) {
+          for (std::size_t at = 0; at < end;) {
+            const std::size_t n = at == 0 ? bloomkit::kHeaderBytes : std::min<std::size_t>(1000, end - at);
+            w.Byte(static_cast<std::uint8_t>(n & 0xFFU)).Byte(static_cast<std::uint8_t>(n >> 8));
+            w.Raw(std::span<const std::byte>(bytes).subspan(at, n));
+            at += n;
+          }
+        };
+        FuzzInputWriter streamed;
+        streamed.Byte(family).Byte(0x80);
+        strings(streamed, bytes.size());
+        failures += WriteBytes(root / "rdb" / (stem + "_v2_ready"), streamed.bytes());
+        if (half < bytes.size()) {
+          FuzzInputWriter partial;
+          partial.Byte(family).Byte(0x81).U64(half);
+          strings(partial, half);
+          failures += WriteBytes(root / "rdb" / (stem + "_v2_loading"), partial.bytes());
+        }
       }
     }
   }

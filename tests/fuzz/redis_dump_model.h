@@ -102,6 +102,36 @@ class KeyModel {
     return true;
   }
 
+  // rdb_load of an encoding-version-2 value (filter_value.h's RdbLoadStreamed): the
+  // state, the bytes received (loading), then the strings: the header, then pieces.
+  bool RdbLoadStreamed(std::uint64_t state, std::uint64_t received,
+                       std::span<const std::span<const std::byte>> strings) {
+    if (state > 1 || strings.empty()) return false;
+    bloomkit::redis::StreamedLoad load;
+    if (auto started = load.Start(state, received, strings[0], Filter::kKind, kModelMaxFilterBytes); !started.ok()) {
+      return Rejected(started.error());
+    }
+    BLOOMKIT_FUZZ_CHECK(load.expected() <= kModelMaxDumpBytes);
+    std::size_t next = 1;
+    while (!load.done()) {
+      if (next == strings.size()) return false;  // the RDB ends early: an I/O error
+      if (auto added = load.Add(strings[next++]); !added.ok()) return Rejected(added.error());
+      BLOOMKIT_FUZZ_CHECK(load.bytes().size() <= load.expected());
+    }
+    if (state == 1) {
+      BLOOMKIT_FUZZ_CHECK(load.bytes().size() == received);
+      pending_ = std::move(load).TakeDump();
+      BLOOMKIT_FUZZ_CHECK(pending_.bytes().size() < pending_.total());
+      loading_ = true;
+      return true;
+    }
+    auto built = Build(load.bytes());
+    if (!built.ok()) return Rejected(built.error());
+    filter_.emplace(std::move(built).value());
+    if (verify_) CheckAccepted(*filter_, load.bytes());
+    return true;
+  }
+
   [[nodiscard]] std::uint64_t expected_iterator() const noexcept { return loading_ ? pending_.bytes().size() + 1 : 1; }
 
  private:
@@ -166,6 +196,26 @@ void KeyModel<Filter>::CheckAccepted(const Filter& filter, std::span<const std::
   if (stored_raw) {
     BLOOMKIT_FUZZ_CHECK(again.size() == loaded_from.size() &&
                         std::equal(again.begin(), again.end(), loaded_from.begin()));
+  }
+  // The streamed save (RDB, AOF rewrite): blocks that tile Serialize()'s bytes, the
+  // header first, and that load back through the version-2 loader into an equal filter.
+  std::vector<std::vector<std::byte>> blocks;
+  std::uint64_t streamed = 0;
+  bloomkit::redis::StreamBlocks(filter, [&](std::uint64_t offset, std::span<const std::byte> block) noexcept {
+    BLOOMKIT_FUZZ_CHECK(offset == streamed);
+    BLOOMKIT_FUZZ_CHECK(blocks.empty() ? block.size() == bloomkit::redis::kDumpHeaderBytes
+                                       : block.size() > 0 && block.size() <= bloomkit::redis::kStreamPieceBytes);
+    BLOOMKIT_FUZZ_CHECK(std::equal(block.begin(), block.end(), again.begin() + static_cast<std::ptrdiff_t>(offset)));
+    blocks.emplace_back(block.begin(), block.end());
+    streamed += block.size();
+  });
+  BLOOMKIT_FUZZ_CHECK(streamed == again.size());
+  BLOOMKIT_FUZZ_CHECK(bloomkit::redis::SerializedLength(filter) == again.size());
+  {
+    std::vector<std::span<const std::byte>> strings(blocks.begin(), blocks.end());
+    KeyModel<Filter> reloaded(/*verify=*/false);
+    BLOOMKIT_FUZZ_CHECK(reloaded.RdbLoadStreamed(0, 0, strings));
+    BLOOMKIT_FUZZ_CHECK(reloaded.ready() && reloaded.filter() == filter);
   }
   // SCANDUMP then LOADCHUNK into an empty key, at a chunk size of its own.
   for (const std::uint64_t chunk_bytes : {std::uint64_t{16}, std::uint64_t{1000}}) {

@@ -352,6 +352,22 @@ TEST(InspectTest, ReportsTheHeaderOfAValidFile) {
   EXPECT_EQ(bad.error().code(), ErrorCode::kChecksumMismatch);
 }
 
+// A compressed payload over the limit is refused before it is decompressed, by
+// InspectBytes (what `bloomkit info` runs) as by Deserialize.
+TEST(InspectTest, CompressedPayloadOverTheLimitIsRefusedBeforeDecompressing) {
+  const BloomFilter sparse = SampleFilter(1'000'000, 1000);  // 1.2 MB, compresses to a few KB
+  const Bytes packed = sparse.Serialize(SaveOptions{.compress = true});
+  ASSERT_LT(packed.size(), 100'000U);
+  ASSERT_TRUE(InspectBytes(packed).ok());
+  auto inspected = InspectBytes(packed, 100'000);
+  ASSERT_FALSE(inspected.ok());
+  EXPECT_EQ(inspected.error().code(), ErrorCode::kTooLarge) << inspected.error().message();
+  EXPECT_NE(inspected.error().message().find("100000"), std::string::npos) << inspected.error().message();
+  auto loaded = BloomFilter::Deserialize(packed, LoadOptions{.max_memory_bytes = 100'000});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.error().code(), ErrorCode::kTooLarge);
+}
+
 // zstd pays off for sparse filters and is skipped when it would not shrink the payload
 // (a filter at capacity is half ones: random bits do not compress).
 TEST(CompressionTest, SparseFiltersShrinkFullOnesStayRaw) {

@@ -12,6 +12,7 @@
 
 #include "bloomkit/byte_sink.h"
 #include "bloomkit/format.h"
+#include "bloomkit/word_array.h"
 #include "internal/hash_inline.h"
 
 namespace bloomkit::internal {
@@ -50,7 +51,7 @@ class FileStream {
 struct DecodedFile {
   FileHeader header;
   std::span<const std::byte> payload;  // into the input, or into `decompressed`
-  std::vector<std::byte> decompressed;
+  WordArray decompressed;              // lazily zeroed pages: a frame that lies costs what it writes
 };
 
 // Validates the container and returns the (decompressed) payload. `expected_kind` is

@@ -7,6 +7,7 @@ directory. The two-writer test runs enough rounds (50 per kind) that a lost upda
 which the unlocked read-modify-write showed in about half of the rounds, is caught
 every time."""
 
+import ctypes
 import os
 import shutil
 import stat
@@ -25,6 +26,29 @@ WRITER_ROUNDS = 50
 def run(args, stdin=None, timeout=60):
     return subprocess.run([CLI] + [str(a) for a in args], input=stdin, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, timeout=timeout)
+
+
+_xxh = ctypes.CDLL("libxxhash.so.0")
+_xxh.XXH3_64bits.restype = ctypes.c_uint64
+_xxh.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+
+
+def reseal(body):
+    """A filter file from its header and stored payload: the XXH3-64 checksum appended."""
+    return body + struct.pack("<Q", _xxh.XXH3_64bits(body, len(body)))
+
+
+def run_rss(args, stdin=b""):
+    """Runs bloomkit with `stdin` (from a file: a command that does not read it cannot
+    break a pipe); returns (exit status, stderr, peak resident KiB of that process)."""
+    with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as err:
+        given.write(stdin)
+        given.seek(0)
+        proc = subprocess.Popen([CLI] + [str(a) for a in args], stdin=given, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        return proc.returncode, err.read(), usage.ru_maxrss
 
 
 def read_bytes(path):
@@ -207,6 +231,79 @@ class SaveTargetTest(FilesTestCase):
         self.assertEqual(os.stat(path).st_ino, os.stat(other).st_ino)
         os.unlink(other)
         self.assertEqual(self.add(path, b"k").returncode, 0)
+
+
+
+class HeaderFirstTest(FilesTestCase):
+    """Files that lie about their size: refused after reading their header, with no
+    allocation of what they claim.
+
+    Resident memory is compared with the same binary's peak on a small valid file, so
+    the bound holds in every build (a sanitizer's runtime adds tens of MiB to both): a
+    claim here is 512 MiB or 1 GiB, the allowed growth 32 MiB."""
+
+    GROWTH_KIB = 32 * 1024
+
+    def baseline_kib(self):
+        path = self.create("baseline.bf")
+        peaks = []
+        for command in (["info", path], ["query", path, "--no-progress"]):
+            code, err, rss = run_rss(command, stdin=b"k\n")
+            self.assertIn(code, (0, 1), err)  # query: 1 = a key is absent
+            peaks.append(rss)
+        return max(peaks)
+
+    def test_large_non_filter_is_refused_after_its_header(self):
+        bound = self.baseline_kib() + self.GROWTH_KIB
+        path = self.path("big.log")
+        with open(path, "wb") as f:
+            f.write(b"2026-12-01 12:00:00 a log line\n" * 1024)
+            f.truncate(512 * 1024 * 1024)  # sparse: no disk, but read() returns zeros
+        code, err, rss = run_rss(["info", path])
+        self.assertEqual(code, EXIT_DATA, err)
+        self.assertIn(b"bad magic", err)
+        self.assertLess(rss, bound, "the whole file was read before its magic was checked")
+
+    def bomb(self, num_bits, claim):
+        """A classic file whose 17-byte zstd frame claims `claim` bytes and holds 128 KiB."""
+        frame = b"\x28\xb5\x2f\xfd" + b"\xe0" + struct.pack("<Q", claim)  # single segment, 8-byte size
+        block = (131072 << 3) | (1 << 1) | 1  # last block, RLE, 128 KiB
+        frame += struct.pack("<I", block)[:3] + b"\x00"
+        header = bytearray(128)
+        header[0:8] = b"\x89BLK\r\n\x1a\n"
+        struct.pack_into("<IIHHIQQQQQd", header, 8, 1, 128, 1, 1, 1, 0x626C6F6F6D6B6974, 1000, 0, len(frame), claim,
+                         0.01)
+        struct.pack_into("<QQ", header, 72, num_bits, 7)
+        return reseal(bytes(header) + frame)
+
+    def test_decompression_bomb_allocates_nothing_it_claims(self):
+        bound = self.baseline_kib() + self.GROWTH_KIB
+        claim = 1 << 30
+        # (file, bits in the header, extra options, what the error must say)
+        cases = [("consistent.bf", claim * 8, [], b"compressed payload is corrupt"),
+                 ("consistent-limited.bf", claim * 8, ["--max-memory", "64MiB"], b"over the memory limit"),
+                 ("inconsistent.bf", 1024, [], b""),
+                 ("inconsistent-limited.bf", 1024, ["--max-memory", "64MiB"], b"over the memory limit")]
+        for name, num_bits, extra, message in cases:
+            path = self.path(name)
+            with open(path, "wb") as f:
+                f.write(self.bomb(num_bits, claim))
+            for command in (["info", path], ["query", path, "--no-progress"]):
+                code, err, rss = run_rss(command + extra, stdin=b"k\n")
+                self.assertIn(code, (EXIT_DATA, 2), err)
+                self.assertIn(message, err)
+                self.assertLess(rss, bound, "%s %s: %d KiB resident for a %d-byte file" %
+                                (command[0], name, rss, os.path.getsize(path)))
+
+    def test_count_at_the_top_of_its_range_is_refused(self):
+        path = self.create("count.bf")
+        body = bytearray(read_bytes(path)[:-8])
+        struct.pack_into("<Q", body, 40, (1 << 64) - 1)
+        with open(path, "wb") as f:
+            f.write(reseal(bytes(body)))
+        r = run(["add", path, "--no-progress"], stdin=b"k\n")
+        self.assertEqual(r.returncode, EXIT_DATA, r.stderr)
+        self.assertIn(b"count 18446744073709551615", r.stderr)
 
 
 if __name__ == "__main__":

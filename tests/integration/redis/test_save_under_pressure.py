@@ -79,6 +79,13 @@ def scandump(c, key):
         chunks.append((iterator, data))
 
 
+# AddressSanitizer (the asan-ubsan preset preloads its runtime into redis-server)
+# reserves its shadow and allocator regions as address space of its own, so a cap a few
+# MiB above the server's use stops ASan itself; the capped saves run in the other presets.
+UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
+
+
+@unittest.skipIf(UNDER_ASAN, "RLIMIT_AS caps do not apply to a server running under AddressSanitizer")
 class SaveUnderPressureTest(unittest.TestCase):
     fmt = "native"
     extra = []
@@ -217,6 +224,7 @@ class EncodingTest(unittest.TestCase):
             self.assertEqual(c.call("PING"), b"PONG")
 
 
+@unittest.skipIf(UNDER_ASAN, "RLIMIT_AS caps do not apply to a server running under AddressSanitizer")
 class RedisBloomFormatTest(SaveUnderPressureTest):
     """RedisBloom's types (MBbloom--, MBbloomCF) keep RedisBloom's RDB layout, one RDB
     string per link's bit array, written from the filter's memory. Redis compresses
