@@ -100,10 +100,10 @@ Built<Filter>& GetBuilt(const Dataset& d) {
     auto b = std::make_unique<Built<Filter>>(Built<Filter>{NewFilter<Filter>(d.n), 0});
     std::uint64_t hits = 0;
     if constexpr (kHashes) {
-      b->filter.AddHashBatch(d.present_hashes);
+      static_cast<void>(b->filter.AddHashBatch(d.present_hashes));
       for (std::uint64_t h : d.absent_hashes) hits += static_cast<std::uint64_t>(b->filter.MayContainHash(h));
     } else {
-      b->filter.AddBatch(d.present.keys);
+      static_cast<void>(b->filter.AddBatch(d.present.keys));
       for (std::string_view k : d.absent.keys) hits += static_cast<std::uint64_t>(b->filter.MayContain(k));
     }
     b->measured_fpr = static_cast<double>(hits) / static_cast<double>(d.num_queries());
@@ -137,18 +137,18 @@ void BM_Add(benchmark::State& state, KeyShape shape, std::uint64_t n) {
     filter.Clear();
     state.ResumeTiming();
     if constexpr (kHashes && kForm == Form::kSingle) {
-      for (std::uint64_t h : d.present_hashes) filter.AddHash(h);
+      for (std::uint64_t h : d.present_hashes) static_cast<void>(filter.AddHash(h));
     } else if constexpr (kHashes) {
       const std::span<const std::uint64_t> all(d.present_hashes);
       for (std::size_t i = 0; i < all.size(); i += kBatchKeys) {
-        filter.AddHashBatch(all.subspan(i, std::min(kBatchKeys, all.size() - i)));
+        static_cast<void>(filter.AddHashBatch(all.subspan(i, std::min(kBatchKeys, all.size() - i))));
       }
     } else if constexpr (kForm == Form::kSingle) {
-      for (std::string_view k : d.present.keys) filter.Add(k);
+      for (std::string_view k : d.present.keys) static_cast<void>(filter.Add(k));
     } else {
       const std::span<const std::string_view> all(d.present.keys);
       for (std::size_t i = 0; i < all.size(); i += kBatchKeys) {
-        filter.AddBatch(all.subspan(i, std::min(kBatchKeys, all.size() - i)));
+        static_cast<void>(filter.AddBatch(all.subspan(i, std::min(kBatchKeys, all.size() - i))));
       }
     }
     benchmark::ClobberMemory();

@@ -24,6 +24,7 @@
 #include "bloomkit/concurrent_bloom_filter.h"
 #include "bloomkit/counting_bloom_filter.h"
 #include "bloomkit/cuckoo_filter.h"
+#include "bloomkit/filter.h"
 #include "bloomkit/scalable_bloom_filter.h"
 
 namespace bloomkit::bench {
@@ -62,64 +63,60 @@ auto Unwrap(R&& result) {
   return std::forward<R>(result).value();
 }
 
-// Per-kind glue: how to make one, add, query, and (where it exists) remove.
-struct Classic {
+// Per kind: its name and options; everything else is filter.h's vocabulary.
+template <Filter F>
+struct Kind;
+template <>
+struct Kind<BloomFilter> {
   static constexpr const char* kName = "Classic";
-  static BloomFilter Make(std::uint64_t n) { return Unwrap(BloomFilter::Create({.capacity = n, .fp_rate = kFpRate})); }
-  static void Add(BloomFilter& f, std::string_view k) { f.Add(k); }
+  static BloomOptions Options(std::uint64_t n) { return {.capacity = n, .fp_rate = kFpRate}; }
 };
-struct Counting {
+template <>
+struct Kind<CountingBloomFilter> {
   static constexpr const char* kName = "Counting4";
-  static CountingBloomFilter Make(std::uint64_t n) {
-    return Unwrap(CountingBloomFilter::Create({.bloom = {.capacity = n, .fp_rate = kFpRate}}));
-  }
-  static void Add(CountingBloomFilter& f, std::string_view k) { f.Add(k); }
-  static bool Remove(CountingBloomFilter& f, std::string_view k) { return f.Remove(k); }
+  static CountingOptions Options(std::uint64_t n) { return {.bloom = {.capacity = n, .fp_rate = kFpRate}}; }
 };
-struct Scalable {
+template <>
+struct Kind<ScalableBloomFilter> {
   static constexpr const char* kName = "Scalable";
-  static ScalableBloomFilter Make(std::uint64_t n) {
-    return Unwrap(
-        ScalableBloomFilter::Create({.initial_capacity = std::max<std::uint64_t>(1, n / 100), .fp_rate = kFpRate}));
-  }
-  static void Add(ScalableBloomFilter& f, std::string_view k) {
-    if (!f.AddIfAbsent(k).ok()) Die("scalable filter refused a key");
+  static ScalableOptions Options(std::uint64_t n) {
+    return {.initial_capacity = std::max<std::uint64_t>(1, n / 100), .fp_rate = kFpRate};
   }
 };
-struct Cuckoo {
+template <>
+struct Kind<CuckooFilter> {
   static constexpr const char* kName = "Cuckoo";
-  static CuckooFilter Make(std::uint64_t n) {
-    return Unwrap(CuckooFilter::Create({.capacity = n, .fp_rate = kFpRate}));
-  }
-  static void Add(CuckooFilter& f, std::string_view k) {
-    if (!f.Add(k).ok()) Die("cuckoo filter refused a key");
-  }
-  static bool Remove(CuckooFilter& f, std::string_view k) { return f.Remove(k); }
+  static CuckooOptions Options(std::uint64_t n) { return {.capacity = n, .fp_rate = kFpRate}; }
 };
-struct ConcurrentClassic {
+template <>
+struct Kind<ConcurrentBloomFilter> {
   static constexpr const char* kName = "ConcurrentClassic";
-  static ConcurrentBloomFilter Make(std::uint64_t n) {
-    return Unwrap(ConcurrentBloomFilter::Create({.capacity = n, .fp_rate = kFpRate}));
-  }
-  static void Add(ConcurrentBloomFilter& f, std::string_view k) { f.Add(k); }
+  static BloomOptions Options(std::uint64_t n) { return {.capacity = n, .fp_rate = kFpRate}; }
 };
-struct ConcurrentBlocked {
+template <>
+struct Kind<ConcurrentBlockedBloomFilter> {
   static constexpr const char* kName = "ConcurrentBlocked";
-  static ConcurrentBlockedBloomFilter Make(std::uint64_t n) {
-    return Unwrap(ConcurrentBlockedBloomFilter::Create({.capacity = n, .fp_rate = kFpRate}));
-  }
-  static void Add(ConcurrentBlockedBloomFilter& f, std::string_view k) { f.Add(k); }
+  static BloomOptions Options(std::uint64_t n) { return {.capacity = n, .fp_rate = kFpRate}; }
 };
 
-template <typename Kind>
-auto& FullFilter(std::uint64_t n) {
-  using Filter = decltype(Kind::Make(n));
-  static std::unique_ptr<Filter> filter;
+template <Filter F>
+F Make(std::uint64_t n) {
+  return Unwrap(F::Create(Kind<F>::Options(n)));
+}
+
+template <Filter F>
+void Add(F& f, std::string_view k) {
+  if (!f.Add(k).ok()) Die(std::string(Kind<F>::kName) + " filter refused a key");
+}
+
+template <Filter F>
+F& FullFilter(std::uint64_t n) {
+  static std::unique_ptr<F> filter;
   static std::uint64_t built_for = 0;
   if (!filter || built_for != n) {
     filter.reset();
-    filter = std::make_unique<Filter>(Kind::Make(n));
-    for (std::string_view k : Data(n).present.keys) Kind::Add(*filter, k);
+    filter = std::make_unique<F>(Make<F>(n));
+    for (std::string_view k : Data(n).present.keys) Add(*filter, k);
     built_for = n;
   }
   return *filter;
@@ -134,14 +131,14 @@ void SetSpaceCounters(benchmark::State& state, const Filter& f, std::uint64_t n)
   state.counters["bits/key"] = 8.0 * static_cast<double>(f.memory_bytes()) / static_cast<double>(n);
 }
 
-template <typename Kind>
+template <Filter F>
 void BM_Add(benchmark::State& state, std::uint64_t n) {
   const KindsData& d = Data(n);
   for (auto _ : state) {
     state.PauseTiming();
-    auto f = Kind::Make(n);
+    auto f = Make<F>(n);
     state.ResumeTiming();
-    for (std::string_view k : d.present.keys) Kind::Add(f, k);
+    for (std::string_view k : d.present.keys) Add(f, k);
     benchmark::DoNotOptimize(f);
     state.PauseTiming();
     SetSpaceCounters(state, f, n);
@@ -152,10 +149,10 @@ void BM_Add(benchmark::State& state, std::uint64_t n) {
                                                 benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-template <typename Kind>
+template <Filter F>
 void BM_MayContain(benchmark::State& state, std::uint64_t n, bool present) {
   const KindsData& d = Data(n);
-  auto& f = FullFilter<Kind>(n);
+  const F& f = FullFilter<F>(n);
   const auto& keys = present ? d.present.keys : d.absent.keys;
   const std::size_t queries = std::min<std::size_t>(keys.size(), kMaxQueries);
   std::uint64_t hits = 0;
@@ -174,16 +171,16 @@ void BM_MayContain(benchmark::State& state, std::uint64_t n, bool present) {
 
 // One Remove and one Add of a present key per item: the steady state of a filter
 // that tracks a changing set at capacity.
-template <typename Kind>
+template <RemovableFilter F>
 void BM_RemoveAdd(benchmark::State& state, std::uint64_t n) {
   const KindsData& d = Data(n);
-  auto& f = FullFilter<Kind>(n);
+  F& f = FullFilter<F>(n);
   const std::size_t keys = std::min<std::size_t>(d.present.count(), kMaxQueries);
   std::size_t i = 0;
   for (auto _ : state) {
     const std::string_view k = d.present.keys[i];
-    if (!Kind::Remove(f, k)) Die("remove of a present key failed");
-    Kind::Add(f, k);
+    if (!f.Remove(k)) Die("remove of a present key failed");
+    Add(f, k);
     if (++i == keys) i = 0;
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(Iterations(state)));
@@ -191,46 +188,46 @@ void BM_RemoveAdd(benchmark::State& state, std::uint64_t n) {
 
 // T threads insert disjoint slices of the n keys into one fresh shared filter (the
 // first iteration is a barrier: thread 0 makes the filter before any thread adds).
-template <typename Kind>
+template <Filter F>
 void BM_ConcurrentAdd(benchmark::State& state, std::uint64_t n) {
   const KindsData& d = Data(n);
-  static std::unique_ptr<decltype(Kind::Make(n))> shared;
-  if (state.thread_index() == 0) shared = std::make_unique<decltype(Kind::Make(n))>(Kind::Make(n));
+  static std::unique_ptr<F> shared;
+  if (state.thread_index() == 0) shared = std::make_unique<F>(Make<F>(n));
   const auto threads = static_cast<std::size_t>(state.threads());
   const std::size_t slice = d.present.count() / threads;
   const std::size_t begin = slice * static_cast<std::size_t>(state.thread_index());
   for (auto _ : state) {
-    for (std::size_t i = begin; i < begin + slice; ++i) Kind::Add(*shared, d.present.keys[i]);
+    for (std::size_t i = begin; i < begin + slice; ++i) Add(*shared, d.present.keys[i]);
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(Iterations(state) * slice));
 }
 
-template <typename Kind>
-void RegisterKind(std::uint64_t n, bool removable) {
-  const std::string base = std::string("Kinds/") + Kind::kName;
+template <Filter F>
+void RegisterKind(std::uint64_t n) {
+  const std::string base = std::string("Kinds/") + Kind<F>::kName;
   const std::string suffix = "/" + std::to_string(n);
-  benchmark::RegisterBenchmark((base + "/Add" + suffix).c_str(), BM_Add<Kind>, n)->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark((base + "/MayContain/present" + suffix).c_str(), BM_MayContain<Kind>, n, true)
+  benchmark::RegisterBenchmark((base + "/Add" + suffix).c_str(), BM_Add<F>, n)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark((base + "/MayContain/present" + suffix).c_str(), BM_MayContain<F>, n, true)
       ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark((base + "/MayContain/absent" + suffix).c_str(), BM_MayContain<Kind>, n, false)
+  benchmark::RegisterBenchmark((base + "/MayContain/absent" + suffix).c_str(), BM_MayContain<F>, n, false)
       ->Unit(benchmark::kMillisecond);
-  if constexpr (requires(decltype(Kind::Make(n))& f, std::string_view k) { Kind::Remove(f, k); }) {
-    if (removable) benchmark::RegisterBenchmark((base + "/RemoveAdd" + suffix).c_str(), BM_RemoveAdd<Kind>, n);
+  if constexpr (RemovableFilter<F>) {
+    benchmark::RegisterBenchmark((base + "/RemoveAdd" + suffix).c_str(), BM_RemoveAdd<F>, n);
   }
 }
 
 void RegisterKinds(const BenchConfig& config) {
   for (const std::uint64_t n : config.sizes) {
     if (n > 100'000'000) continue;  // counting at 10^8: 480 MB per filter
-    RegisterKind<Classic>(n, false);
-    RegisterKind<Counting>(n, true);
-    RegisterKind<Scalable>(n, false);
-    RegisterKind<Cuckoo>(n, true);
+    RegisterKind<BloomFilter>(n);
+    RegisterKind<CountingBloomFilter>(n);
+    RegisterKind<ScalableBloomFilter>(n);
+    RegisterKind<CuckooFilter>(n);
     for (const char* name : {"ConcurrentClassic", "ConcurrentBlocked"}) {
       const bool classic = std::string(name) == "ConcurrentClassic";
       auto* b = benchmark::RegisterBenchmark(
           (std::string("Kinds/") + name + "/Add/" + std::to_string(n)).c_str(),
-          classic ? BM_ConcurrentAdd<ConcurrentClassic> : BM_ConcurrentAdd<ConcurrentBlocked>, n);
+          classic ? BM_ConcurrentAdd<ConcurrentBloomFilter> : BM_ConcurrentAdd<ConcurrentBlockedBloomFilter>, n);
       // One pass per run: a second pass would re-add keys whose bits are all set.
       b->Threads(1)->Threads(2)->UseRealTime()->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(true);
       b->Unit(benchmark::kMillisecond);

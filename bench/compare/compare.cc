@@ -129,8 +129,9 @@ class Bloomkit {
   Bloomkit(std::uint64_t n, double fp_rate) : filter_(Make(n, fp_rate)) {}
 
   void Reset() { filter_.Clear(); }
-  void Add(std::string_view key) { filter_.Add(key); }
-  void AddBatch(std::span<const std::string_view> keys) { filter_.AddBatch(keys); }
+  // The classic and blocked filters' adds cannot fail.
+  void Add(std::string_view key) { static_cast<void>(filter_.Add(key)); }
+  void AddBatch(std::span<const std::string_view> keys) { static_cast<void>(filter_.AddBatch(keys)); }
   [[nodiscard]] bool MayContain(std::string_view key) const { return filter_.MayContain(key); }
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const {
     return filter_.MayContainBatch(keys, out);

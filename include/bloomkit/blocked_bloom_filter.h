@@ -36,12 +36,14 @@
 // a HashPair's h1 is used as the 64-bit hash.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
@@ -58,8 +60,12 @@ struct LanesOps;
 enum class WordOp : int;
 }  // namespace internal
 
+class ConcurrentBlockedBloomFilter;
+
+// The verbs are filter.h's; only the blocked-specific ones are described here.
 class BlockedBloomFilter {
  public:
+  using Options = BloomOptions;
   static constexpr FilterKind kKind = FilterKind::kBlocked;
   static constexpr std::uint64_t kBlockBits = 512;
   static constexpr std::uint64_t kWordsPerBlock = 8;
@@ -70,17 +76,24 @@ class BlockedBloomFilter {
   static Result<BlockedBloomFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
 
-  void Add(std::string_view key) noexcept;
-  [[nodiscard]] bool AddIfAbsent(std::string_view key) noexcept;
+  // Never fail (always ok). Inline, so that the caller sees the constant status.
+  Status Add(std::string_view key) noexcept {
+    static_cast<void>(InsertKey(key));
+    return {};
+  }
+  Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
 
-  void AddHash(std::uint64_t hash) noexcept { (void)AddHashIfAbsent(hash); }
-  [[nodiscard]] bool AddHashIfAbsent(std::uint64_t hash) noexcept;
+  Status AddHash(std::uint64_t hash) noexcept {
+    static_cast<void>(InsertHash(hash));
+    return {};
+  }
+  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return InsertHash(hash); }
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept;
 
-  void AddBatch(std::span<const std::string_view> keys) noexcept;
+  Status AddBatch(std::span<const std::string_view> keys) noexcept;
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
-  void AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
+  Status AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
 
   bool AddHashPair(HashPair hash) noexcept;
@@ -102,6 +115,7 @@ class BlockedBloomFilter {
   [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return words_.bytes(); }
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return words_.bytes(); }
   [[nodiscard]] std::uint64_t CountSetBits() const noexcept;
   [[nodiscard]] double FillRatio() const noexcept;
   // Distinct keys estimated from the set bits of each lane (Swamidass & Baldi per lane).
@@ -112,14 +126,14 @@ class BlockedBloomFilter {
   [[nodiscard]] double ExpectedFpRate() const noexcept;
 
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.span(); }
-  [[nodiscard]] std::span<std::uint64_t> mutable_words() noexcept { return words_.span(); }
-  void set_count(std::uint64_t count) noexcept { count_ = count; }
   // True when queries and inserts use the AVX2 path on this machine.
   [[nodiscard]] static bool UsesAvx2() noexcept;
 
   friend bool operator==(const BlockedBloomFilter& a, const BlockedBloomFilter& b) noexcept;
 
  private:
+  // It writes the words of a filter it owns.
+  friend class ConcurrentBlockedBloomFilter;
   friend class MappedFilter;  // builds a read-only filter over a mapped payload
   // Checks a file's blocked parameters and builds the filter over its raw payload:
   // copied into owned words, or borrowed in place (as BloomFilter::FromPayload).
@@ -128,9 +142,15 @@ class BlockedBloomFilter {
   BlockedBloomFilter(BlockedLayout layout, std::uint64_t num_blocks, std::uint32_t num_hashes, std::uint64_t capacity,
                      double fp_rate, WordArray words) noexcept;
   [[nodiscard]] bool lanes() const noexcept { return layout_ == BlockedLayout::kLanes256; }
+  // Add and AddIfAbsent, AddHash and AddHashIfAbsent: true if the key was new.
+  bool InsertKey(std::string_view key) noexcept;
+  bool InsertHash(std::uint64_t hash) noexcept;
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BlockedBloomFilter& other, std::string_view operation, internal::WordOp op);
   [[nodiscard]] internal::BlockedWords View() const noexcept;
+  // EstimatedCount from the set bits of each lane over all blocks.
+  static std::uint64_t EstimateFromLanes(const std::array<std::uint64_t, kWordsPerBlock>& lane_bits,
+                                         std::uint64_t num_blocks, std::uint32_t num_hashes) noexcept;
   // One key's probe, inlined into every single-key operation.
   [[nodiscard]] bool ContainsAt(HashPair hash) const noexcept;
   bool InsertAt(HashPair hash) noexcept;
@@ -149,5 +169,7 @@ class BlockedBloomFilter {
   std::uint32_t num_hashes_ = 0;
   BlockedLayout layout_ = BlockedLayout::kLines512;
 };
+
+static_assert(MergeableFilter<BlockedBloomFilter>);
 
 }  // namespace bloomkit

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "bloomkit/byte_sink.h"
+#include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
@@ -40,8 +41,13 @@ namespace internal {
 enum class WordOp : int;
 }  // namespace internal
 
+class CountingBloomFilter;
+class ConcurrentBloomFilter;
+
+// The verbs are filter.h's; only the classic-specific ones are described here.
 class BloomFilter {
  public:
+  using Options = BloomOptions;
   static constexpr FilterKind kKind = FilterKind::kClassic;
 
   // A filter sized from capacity and fp_rate, or from explicit num_bits and num_hashes.
@@ -55,22 +61,29 @@ class BloomFilter {
   // Allocates nothing, so it cannot fail half-way.
   bool SerializeTo(ByteSink sink) const noexcept;
 
-  void Add(std::string_view key) noexcept;
+  // Never fails (always ok). Inline, so that the caller sees the constant status.
+  Status Add(std::string_view key) noexcept {
+    static_cast<void>(InsertKey(key));
+    return {};
+  }
   // Adds the key; true if it was new (at least one of its bits was unset).
-  [[nodiscard]] bool AddIfAbsent(std::string_view key) noexcept;
+  Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
 
   // Precomputed 64-bit hashes of the caller's own (see ExpandHash in hash.h).
-  void AddHash(std::uint64_t hash) noexcept { AddHashPair(ExpandHash(hash)); }
-  [[nodiscard]] bool AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
+  Status AddHash(std::uint64_t hash) noexcept {
+    AddHashPair(ExpandHash(hash));
+    return {};
+  }
+  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept { return MayContainHashPair(ExpandHash(hash)); }
 
   // Adds many keys, hashing a group ahead and prefetching its cache lines so that the
   // misses of independent keys overlap.
-  void AddBatch(std::span<const std::string_view> keys) noexcept;
+  Status AddBatch(std::span<const std::string_view> keys) noexcept;
   // out[i] = MayContain(keys[i]); returns how many may be present. out.size() >= keys.size().
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
-  void AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
+  Status AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
 
   // The probes of one hash pair: the core of every method above.
@@ -96,6 +109,7 @@ class BloomFilter {
   // Adds that set at least one new bit.
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return words_.bytes(); }
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return words_.bytes(); }
   // Bits set, counted on demand (one popcount per word).
   [[nodiscard]] std::uint64_t CountSetBits() const noexcept;
   // Set bits / num_bits.
@@ -108,23 +122,27 @@ class BloomFilter {
   // The formula's rate once capacity() keys are in: (1 - e^{-k n/m})^k.
   [[nodiscard]] double ExpectedFpRate() const noexcept;
 
-  // The raw words, for adapters and the concurrent filter.
+  // The raw words (layout above).
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.span(); }
-  [[nodiscard]] std::span<std::uint64_t> mutable_words() noexcept { return words_.span(); }
-  void set_count(std::uint64_t count) noexcept { count_ = count; }
 
   // Same parameters, count and bits.
   friend bool operator==(const BloomFilter& a, const BloomFilter& b) noexcept;
 
  private:
+  // They write the words and count of a filter they own.
+  friend class CountingBloomFilter;
+  friend class ConcurrentBloomFilter;
   friend class ScalableBloomFilter;  // sizes its stages to whole words (AddStage)
   friend class MappedFilter;         // builds a read-only filter over a mapped payload
   // Checks a file's classic parameters and builds the filter over its raw payload:
   // copied into owned words, or borrowed in place (`borrow`: a mapped file's payload,
   // 8-byte aligned, on a little-endian host).
   static Result<BloomFilter> FromPayload(const FileHeader& header, std::span<const std::byte> payload, bool borrow);
+
   BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
               WordArray words) noexcept;
+  // Add and AddIfAbsent: true if the key was new.
+  bool InsertKey(std::string_view key) noexcept;
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BloomFilter& other, std::string_view operation, internal::WordOp op);
 
@@ -138,5 +156,7 @@ class BloomFilter {
   std::uint64_t capacity_ = 0;
   double fp_rate_ = 0;
 };
+
+static_assert(MergeableFilter<BloomFilter>);
 
 }  // namespace bloomkit

@@ -9,6 +9,7 @@
 #include "bloomkit/counting_bloom_filter.h"    // IWYU pragma: export
 #include "bloomkit/cuckoo_filter.h"            // IWYU pragma: export
 #include "bloomkit/file_io.h"         // IWYU pragma: export
+#include "bloomkit/filter.h"          // IWYU pragma: export
 #include "bloomkit/format.h"          // IWYU pragma: export
 #include "bloomkit/mapped_filter.h"   // IWYU pragma: export
 #include "bloomkit/hash.h"            // IWYU pragma: export

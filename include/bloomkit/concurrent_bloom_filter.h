@@ -21,7 +21,11 @@
 //
 //   auto seen = bloomkit::ConcurrentBloomFilter::Create({.capacity = 10'000'000, .fp_rate = 0.001});
 //   // in each worker thread:
-//   if (seen->AddIfAbsent(url)) crawl(url);
+//   if (seen->AddIfAbsent(url).value()) crawl(url);   // never an error
+//
+// The verbs are filter.h's. The statistics (EstimatedCount, FillRatio, EstimatedFpRate)
+// read the words with atomic loads while others may add: a value between the states
+// before and after the concurrent adds.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +36,7 @@
 
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
+#include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
@@ -40,6 +45,7 @@ namespace bloomkit {
 
 class ConcurrentBloomFilter {
  public:
+  using Options = BloomOptions;
   static constexpr FilterKind kKind = BloomFilter::kKind;
 
   static Result<ConcurrentBloomFilter> Create(const BloomOptions& options);
@@ -51,11 +57,24 @@ class ConcurrentBloomFilter {
   // A classic-filter file of a Snapshot(): safe while other threads add.
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
 
-  void Add(std::string_view key) noexcept;
-  [[nodiscard]] bool AddIfAbsent(std::string_view key) noexcept;
+  // Never fails (always ok). Inline, so that the caller sees the constant status.
+  Status Add(std::string_view key) noexcept {
+    static_cast<void>(InsertKey(key));
+    return {};
+  }
+  Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
-  void AddHash(std::uint64_t hash) noexcept { AddHashPair(ExpandHash(hash)); }
+  Status AddHash(std::uint64_t hash) noexcept {
+    AddHashPair(ExpandHash(hash));
+    return {};
+  }
+  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept { return MayContainHashPair(ExpandHash(hash)); }
+  // One key after another, each as the single-key call.
+  Status AddBatch(std::span<const std::string_view> keys) noexcept;
+  Status AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
+  std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
+  std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
   bool AddHashPair(HashPair hash) noexcept;
   [[nodiscard]] bool MayContainHashPair(HashPair hash) const noexcept;
 
@@ -71,14 +90,23 @@ class ConcurrentBloomFilter {
   [[nodiscard]] double fp_rate() const noexcept { return filter_.fp_rate(); }
   [[nodiscard]] std::uint64_t count() const noexcept;
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return filter_.memory_bytes(); }
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return filter_.bytes_held(); }
+  [[nodiscard]] double FillRatio() const noexcept;
+  [[nodiscard]] std::uint64_t EstimatedCount() const noexcept;
+  [[nodiscard]] double EstimatedFpRate() const noexcept;
+  [[nodiscard]] double ExpectedFpRate() const noexcept { return filter_.ExpectedFpRate(); }
 
  private:
+  // Add and AddIfAbsent: true if this call set a bit.
+  bool InsertKey(std::string_view key) noexcept;
+
   BloomFilter filter_;       // its words are only touched atomically; its count is unused
   std::uint64_t count_ = 0;  // touched only through std::atomic_ref
 };
 
 class ConcurrentBlockedBloomFilter {
  public:
+  using Options = BloomOptions;
   static constexpr FilterKind kKind = BlockedBloomFilter::kKind;
 
   static Result<ConcurrentBlockedBloomFilter> Create(const BloomOptions& options);
@@ -89,11 +117,24 @@ class ConcurrentBlockedBloomFilter {
 
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
 
-  void Add(std::string_view key) noexcept;
-  [[nodiscard]] bool AddIfAbsent(std::string_view key) noexcept;
+  // Never fails (always ok). Inline, so that the caller sees the constant status.
+  Status Add(std::string_view key) noexcept {
+    static_cast<void>(InsertKey(key));
+    return {};
+  }
+  Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
-  void AddHash(std::uint64_t hash) noexcept { AddHashPair(ExpandHash(hash)); }
+  Status AddHash(std::uint64_t hash) noexcept {
+    AddHashPair(ExpandHash(hash));
+    return {};
+  }
+  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept { return MayContainHashPair(ExpandHash(hash)); }
+  // One key after another, each as the single-key call.
+  Status AddBatch(std::span<const std::string_view> keys) noexcept;
+  Status AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
+  std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
+  std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
   // One atomic fetch-or per lane word that gets a bit (k <= 8 lanes: at most 8).
   bool AddHashPair(HashPair hash) noexcept;
   [[nodiscard]] bool MayContainHashPair(HashPair hash) const noexcept;
@@ -108,11 +149,21 @@ class ConcurrentBlockedBloomFilter {
   [[nodiscard]] double fp_rate() const noexcept { return filter_.fp_rate(); }
   [[nodiscard]] std::uint64_t count() const noexcept;
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return filter_.memory_bytes(); }
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return filter_.bytes_held(); }
+  [[nodiscard]] double FillRatio() const noexcept;
+  [[nodiscard]] std::uint64_t EstimatedCount() const noexcept;
+  [[nodiscard]] double EstimatedFpRate() const noexcept;
+  [[nodiscard]] double ExpectedFpRate() const noexcept { return filter_.ExpectedFpRate(); }
 
  private:
+  // Add and AddIfAbsent: true if this call set a bit.
+  bool InsertKey(std::string_view key) noexcept;
+
   BlockedBloomFilter filter_;
   alignas(64) std::uint64_t lane_enable_[16] = {};  // as BlockedBloomFilter's
   std::uint64_t count_ = 0;                         // touched only through std::atomic_ref
 };
+
+static_assert(Filter<ConcurrentBloomFilter> && Filter<ConcurrentBlockedBloomFilter>);
 
 }  // namespace bloomkit

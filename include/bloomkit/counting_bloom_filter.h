@@ -41,6 +41,9 @@
 //   auto cbf = bloomkit::CountingBloomFilter::Create({.bloom = {.capacity = 100'000, .fp_rate = 0.01}});
 //   cbf->Add("job:7");
 //   if (!cbf->Remove("job:7")) { /* was not present */ }
+//
+// The verbs are filter.h's (a RemovableFilter); only the counting-specific ones are
+// described here.
 #pragma once
 
 #include <cstddef>
@@ -51,6 +54,7 @@
 
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/byte_sink.h"
+#include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
@@ -68,6 +72,7 @@ struct CountingOptions {
 
 class CountingBloomFilter {
  public:
+  using Options = CountingOptions;
   static constexpr FilterKind kKind = FilterKind::kCounting;
 
   static Result<CountingBloomFilter> Create(const CountingOptions& options);
@@ -79,9 +84,14 @@ class CountingBloomFilter {
   // Allocates nothing, so it cannot fail half-way.
   bool SerializeTo(ByteSink sink) const noexcept;
 
-  void Add(std::string_view key) noexcept;
+  // Never fails (always ok): a counter at its maximum saturates. Inline, so that the
+  // caller sees the constant status.
+  Status Add(std::string_view key) noexcept {
+    InsertKey(key);
+    return {};
+  }
   // Adds the key unless it may already be present: true if added.
-  [[nodiscard]] bool AddIfAbsent(std::string_view key) noexcept;
+  Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKeyIfAbsent(key); }
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
   // Decrements the key's counters if all are non-zero and returns true; otherwise
   // changes nothing and returns false. Saturated counters stay saturated, so a key
@@ -89,16 +99,29 @@ class CountingBloomFilter {
   [[nodiscard]] bool Remove(std::string_view key) noexcept;
   // The smallest of the key's counters: an upper bound on how often it was added
   // (minus removes), or max_count() when that counter saturated.
-  [[nodiscard]] std::uint64_t Count(std::string_view key) const noexcept;
+  [[nodiscard]] std::uint64_t Occurrences(std::string_view key) const noexcept;
 
-  void AddHash(std::uint64_t hash) noexcept { AddHashPair(ExpandHash(hash)); }
+  Status AddHash(std::uint64_t hash) noexcept {
+    AddHashPair(ExpandHash(hash));
+    return {};
+  }
+  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return InsertHashIfAbsent(hash); }
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept { return MayContainHashPair(ExpandHash(hash)); }
   [[nodiscard]] bool RemoveHash(std::uint64_t hash) noexcept { return RemoveHashPair(ExpandHash(hash)); }
+  [[nodiscard]] std::uint64_t OccurrencesHash(std::uint64_t hash) const noexcept {
+    return OccurrencesHashPair(ExpandHash(hash));
+  }
+
+  // One key after another (no prefetching: a counter update reads and writes its word).
+  Status AddBatch(std::span<const std::string_view> keys) noexcept;
+  std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
+  Status AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
+  std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
 
   void AddHashPair(HashPair hash) noexcept;
   [[nodiscard]] bool MayContainHashPair(HashPair hash) const noexcept;
   [[nodiscard]] bool RemoveHashPair(HashPair hash) noexcept;
-  [[nodiscard]] std::uint64_t CountHashPair(HashPair hash) const noexcept;
+  [[nodiscard]] std::uint64_t OccurrencesHashPair(HashPair hash) const noexcept;
 
   void Clear() noexcept;
 
@@ -118,10 +141,16 @@ class CountingBloomFilter {
   // Adds minus successful removes (Remove returned true).
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return counters_.bytes(); }
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return counters_.bytes(); }
   // Counters stuck at max_count(); they never go back down.
   [[nodiscard]] std::uint64_t saturated_counters() const noexcept { return saturated_counters_; }
   // Non-zero counters, counted on demand.
   [[nodiscard]] std::uint64_t CountNonZero() const noexcept;
+  // Non-zero counters / m.
+  [[nodiscard]] double FillRatio() const noexcept;
+  // Distinct keys from the non-zero counters, as the classic filter estimates them from
+  // its set bits (ClassicEstimatedCount): keys added twice count once.
+  [[nodiscard]] std::uint64_t EstimatedCount() const noexcept;
   // (non-zero counters / m)^k: the current rate.
   [[nodiscard]] double EstimatedFpRate() const noexcept;
   // (1 - e^{-k n/m})^k at n = capacity.
@@ -133,6 +162,10 @@ class CountingBloomFilter {
   friend bool operator==(const CountingBloomFilter& a, const CountingBloomFilter& b) noexcept;
 
  private:
+  // Add, AddIfAbsent and AddHashIfAbsent.
+  void InsertKey(std::string_view key) noexcept;
+  bool InsertKeyIfAbsent(std::string_view key) noexcept;
+  bool InsertHashIfAbsent(std::uint64_t hash) noexcept;
   CountingBloomFilter(std::uint64_t num_counters, std::uint32_t num_hashes, std::uint32_t counter_bits,
                       std::uint64_t capacity, double fp_rate, WordArray counters) noexcept;
   [[nodiscard]] std::uint32_t Get(std::uint64_t index) const noexcept;
@@ -147,5 +180,7 @@ class CountingBloomFilter {
   std::uint64_t saturated_counters_ = 0;
   WordArray counters_;
 };
+
+static_assert(RemovableFilter<CountingBloomFilter>);
 
 }  // namespace bloomkit

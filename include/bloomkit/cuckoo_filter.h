@@ -38,6 +38,9 @@
 //
 //   auto cf = bloomkit::CuckooFilter::Create({.capacity = 1'000'000, .fp_rate = 0.001});
 //   cf->Add("session:9");  cf->Remove("session:9");
+//
+// The verbs are filter.h's (a RemovableFilter and a GrowableFilter); only the
+// cuckoo-specific ones are described here.
 #pragma once
 
 #include <cstddef>
@@ -47,6 +50,7 @@
 #include <vector>
 
 #include "bloomkit/byte_sink.h"
+#include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
@@ -109,6 +113,7 @@ struct CuckooTable {
 
 class CuckooFilter {
  public:
+  using Options = CuckooOptions;
   static constexpr FilterKind kKind = FilterKind::kCuckoo;
 
   static Result<CuckooFilter> Create(const CuckooOptions& options);
@@ -127,12 +132,27 @@ class CuckooFilter {
   // Removes one copy of the key's fingerprint; false if none was found.
   [[nodiscard]] bool Remove(std::string_view key) noexcept;
   // Copies of the key's fingerprint in its buckets (an upper bound on its adds).
-  [[nodiscard]] std::uint64_t Count(std::string_view key) const noexcept;
+  [[nodiscard]] std::uint64_t Occurrences(std::string_view key) const noexcept;
+
+  Status AddHash(std::uint64_t hash) { return AddHashPair(ExpandHash(hash)); }
+  Result<bool> AddHashIfAbsent(std::uint64_t hash);
+  [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept { return MayContainHashPair(ExpandHash(hash)); }
+  [[nodiscard]] bool RemoveHash(std::uint64_t hash) noexcept { return RemoveHashPair(ExpandHash(hash)); }
+  [[nodiscard]] std::uint64_t OccurrencesHash(std::uint64_t hash) const noexcept {
+    return OccurrencesHashPair(ExpandHash(hash));
+  }
+
+  // One key after another (an insert may kick residents along a chain: nothing to
+  // prefetch ahead). AddBatch stops at the first key that does not fit.
+  Status AddBatch(std::span<const std::string_view> keys);
+  Status AddHashBatch(std::span<const std::uint64_t> hashes);
+  std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
+  std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
 
   Status AddHashPair(HashPair hash);
   [[nodiscard]] bool MayContainHashPair(HashPair hash) const noexcept;
   [[nodiscard]] bool RemoveHashPair(HashPair hash) noexcept;
-  [[nodiscard]] std::uint64_t CountHashPair(HashPair hash) const noexcept;
+  [[nodiscard]] std::uint64_t OccurrencesHashPair(HashPair hash) const noexcept;
 
   void Clear() noexcept;
 
@@ -142,20 +162,35 @@ class CuckooFilter {
   // RDB, where the sequence is not saved) stays byte-identical to its primary.
   void SeedKicks(std::uint64_t seed) noexcept { kick_state_ = seed | 1U; }
 
-  [[nodiscard]] std::uint64_t capacity() const noexcept;                 // slots of all sub-filters
+  // Keys all sub-filters are sized for: options().capacity for the first, `expansion`
+  // times the previous one's for each next (num_slots() is more: slots at full load).
+  [[nodiscard]] std::uint64_t capacity() const noexcept;
+  [[nodiscard]] std::uint64_t num_slots() const noexcept;                // of all sub-filters
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }  // fingerprints stored
+  // count(): a cuckoo filter knows how many fingerprints it holds.
+  [[nodiscard]] std::uint64_t EstimatedCount() const noexcept { return count_; }
+  [[nodiscard]] double fp_rate() const noexcept { return options_.fp_rate; }
   [[nodiscard]] std::uint64_t num_deletes() const noexcept { return num_deletes_; }
   [[nodiscard]] std::uint64_t num_buckets() const noexcept;  // of all sub-filters
   [[nodiscard]] std::uint32_t bucket_size() const noexcept { return options_.bucket_size; }
   [[nodiscard]] std::uint32_t fingerprint_bits() const noexcept { return options_.fingerprint_bits; }
   [[nodiscard]] std::uint32_t max_kicks() const noexcept { return options_.max_kicks; }
   [[nodiscard]] std::uint32_t expansion() const noexcept { return options_.expansion; }
-  [[nodiscard]] std::size_t num_filters() const noexcept;
-  [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
+  [[nodiscard]] std::size_t num_stages() const noexcept;  // sub-filters
+  // Bits of the slot arrays (memory_bytes() * 8).
+  [[nodiscard]] std::uint64_t num_bits() const noexcept { return memory_bytes() * 8; }
+  [[nodiscard]] std::uint64_t memory_bytes() const noexcept;  // the slot arrays
+  // The slot arrays and the table of sub-filters.
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept;
   [[nodiscard]] const CuckooOptions& options() const noexcept { return options_; }
-  [[nodiscard]] double LoadFactor() const noexcept;  // count / slots
+  [[nodiscard]] double FillRatio() const noexcept;  // count / slots
   // 1 - (1 - 1/(2^f - 1))^(2b) per sub-filter at full load, compounded over sub-filters.
   [[nodiscard]] double ExpectedFpRate() const noexcept;
+  // The same at the current fill: a query compares its fingerprint with the 2b slots of
+  // its two buckets, each holding one with probability FillRatio(), each matching with
+  // 1/(2^f - 1) (fingerprints are non-zero): 1 - (1 - 1/(2^f - 1))^(2b fill),
+  // compounded over sub-filters.
+  [[nodiscard]] double EstimatedFpRate() const noexcept;
 
   // Same options (except max_memory_bytes), counts, slots and victims.
   friend bool operator==(const CuckooFilter& a, const CuckooFilter& b) noexcept;
@@ -176,5 +211,7 @@ class CuckooFilter {
   std::uint64_t num_deletes_ = 0;
   std::uint64_t kick_state_ = 0x9e3779b97f4a7c15ULL;  // xorshift64* state choosing whom to evict; not saved
 };
+
+static_assert(RemovableFilter<CuckooFilter> && GrowableFilter<CuckooFilter>);
 
 }  // namespace bloomkit

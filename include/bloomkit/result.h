@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -66,7 +67,8 @@ class [[nodiscard]] Result {
   Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}
 
   [[nodiscard]] bool ok() const noexcept { return state_.index() == 0; }
-  explicit operator bool() const noexcept { return ok(); }
+  // Not for Result<bool>, where `if (result)` would read as the value but test ok().
+  explicit operator bool() const noexcept requires(!std::is_same_v<T, bool>) { return ok(); }
 
   // Precondition: ok(). Calling value() on an error is a programming bug.
   [[nodiscard]] T& value() & { return std::get<0>(state_); }
@@ -86,27 +88,24 @@ class [[nodiscard]] Result {
   std::variant<T, Error> state_;
 };
 
-// Result<void>: success or an Error.
+// Result<void>: success or an Error. Success is one flag: a kind that cannot fail
+// returns it from the verbs the other kinds can fail in (filter.h) at no cost.
 template <>
 class [[nodiscard]] Result<void> {
  public:
-  Result() = default;
+  Result() noexcept = default;
   // NOLINTNEXTLINE(google-explicit-constructor)
-  Result(Error error) : error_(std::move(error)), ok_(false) {}
+  Result(Error error) : error_(std::move(error)) {}
 
-  [[nodiscard]] bool ok() const noexcept { return ok_; }
-  explicit operator bool() const noexcept { return ok_; }
-  [[nodiscard]] const Error& error() const& { return error_; }
+  [[nodiscard]] bool ok() const noexcept { return !error_.has_value(); }
+  explicit operator bool() const noexcept { return ok(); }
+  // Precondition: !ok().
+  [[nodiscard]] const Error& error() const& { return *error_; }
 
  private:
-  Error error_{ErrorCode::kOk, {}};
-  bool ok_ = true;
+  std::optional<Error> error_;
 };
 
 using Status = Result<void>;
-
-// Marks a deliberately ignored result so that it is easy to grep for.
-template <typename T>
-void IgnoreError(Result<T>&& /*result*/) noexcept {}
 
 }  // namespace bloomkit

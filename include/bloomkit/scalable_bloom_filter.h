@@ -27,6 +27,9 @@
 //
 //   auto seen = bloomkit::ScalableBloomFilter::Create({.initial_capacity = 1000, .fp_rate = 0.001});
 //   if (auto added = seen->AddIfAbsent(url); added.ok() && added.value()) crawl(url);
+//
+// The verbs are filter.h's (a GrowableFilter and a MergeableFilter); only the
+// scalable-specific ones are described here.
 #pragma once
 
 #include <cstddef>
@@ -37,6 +40,7 @@
 
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/byte_sink.h"
+#include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
@@ -78,6 +82,7 @@ struct StageInfo {
 
 class ScalableBloomFilter {
  public:
+  using Options = ScalableOptions;
   static constexpr FilterKind kKind = FilterKind::kScalable;
 
   static Result<ScalableBloomFilter> Create(const ScalableOptions& options);
@@ -98,9 +103,22 @@ class ScalableBloomFilter {
   Result<bool> AddIfAbsent(std::string_view key);
   Result<bool> AddHashIfAbsent(std::uint64_t hash);
   Result<bool> AddHashPairIfAbsent(HashPair hash);
+  // AddIfAbsent without the answer: a key some stage reports is not added again (each
+  // stage's count is the number of keys it holds), so Add is AddIfAbsent.
+  Status Add(std::string_view key);
+  Status AddHash(std::uint64_t hash);
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept;
   [[nodiscard]] bool MayContainHashPair(HashPair hash) const noexcept;
+
+  // Groups of 16 keys are hashed first and the cache lines of their probes in the
+  // newest 4 stages (the largest: with growth 2 they hold 15/16 of the keys) are
+  // prefetched, so that the misses of independent keys overlap. AddBatch stops at the
+  // first key that needs a stage it may not add (the keys before it are in).
+  Status AddBatch(std::span<const std::string_view> keys);
+  Status AddHashBatch(std::span<const std::uint64_t> hashes);
+  std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
+  std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
 
   // Union with a filter of the same options and stage layout (an error otherwise).
   Status Merge(const ScalableBloomFilter& other);
@@ -109,7 +127,13 @@ class ScalableBloomFilter {
   [[nodiscard]] std::uint64_t count() const noexcept;     // keys added (AddIfAbsent true)
   [[nodiscard]] std::uint64_t capacity() const noexcept;  // sum of stage capacities
   [[nodiscard]] std::size_t num_stages() const noexcept { return num_stages_; }
-  [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
+  [[nodiscard]] std::uint64_t num_bits() const noexcept;  // of all stages
+  [[nodiscard]] double FillRatio() const noexcept;        // set bits / bits, all stages
+  // Sum of the stages' estimates from their fill (BloomFilter::EstimatedCount).
+  [[nodiscard]] std::uint64_t EstimatedCount() const noexcept;
+  [[nodiscard]] std::uint64_t memory_bytes() const noexcept;  // the stages' bit arrays
+  // The bit arrays and the table of stages.
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept;
   // The options it was created (or loaded) with; max_memory_bytes is the current limit.
   [[nodiscard]] ScalableOptions options() const noexcept;
   [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
@@ -160,5 +184,7 @@ class ScalableBloomFilter {
   std::uint16_t scaling_ : 1 = 1;
   std::uint16_t whole_words_ : 1 = 1;  // ScalableOptions::whole_word_stages
 };
+
+static_assert(GrowableFilter<ScalableBloomFilter> && MergeableFilter<ScalableBloomFilter>);
 
 }  // namespace bloomkit

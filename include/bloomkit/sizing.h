@@ -70,6 +70,11 @@ Result<FilterParameters> CalculateFpRateForBits(std::uint64_t capacity, std::uin
 // (1 - e^{-k n / m})^k: the classic filter's rate with m bits, k hashes and n keys.
 double ClassicFpRate(double num_bits, double num_keys, std::uint32_t num_hashes) noexcept;
 
+// Distinct keys in a classic filter of m bits (or counters) and k hashes with x of them
+// set, from the fill (Swamidass & Baldi 2007): -(m/k) ln(1 - x/m). A full filter
+// (x = m) holds an unbounded number: UINT64_MAX.
+std::uint64_t ClassicEstimatedCount(std::uint64_t num_bits, std::uint64_t set_bits, std::uint32_t num_hashes) noexcept;
+
 // The optimal k for m bits and n keys: max(1, round(m/n ln 2)), capped at kMaxNumHashes.
 std::uint32_t OptimalNumHashes(double num_bits, double num_keys) noexcept;
 

@@ -16,20 +16,30 @@
 //   bool live = sessions.WithRead([&](const auto& f) { return f.MayContain(id); });
 //
 // WithRead/WithWrite run a callable under the lock and return what it returns; do not
-// let references to the filter escape the callable. The shortcuts below cover the
-// common calls.
+// let references to the filter escape the callable. The shortcuts below are the verbs
+// of filter.h (FilterOperations, and Removable for counting and cuckoo filters).
 #pragma once
 
 #include <concepts>
+#include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <shared_mutex>
+#include <span>
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
+
+#include "bloomkit/bloom_filter.h"
+#include "bloomkit/cuckoo_filter.h"
+#include "bloomkit/filter.h"
+#include "bloomkit/options.h"
+#include "bloomkit/result.h"
 
 namespace bloomkit {
 
-template <typename Filter>
+template <FilterOperations Filter>
 class Synchronized {
  public:
   explicit Synchronized(Filter filter) noexcept(std::is_nothrow_move_constructible_v<Filter>)
@@ -58,25 +68,86 @@ class Synchronized {
     return std::forward<Fn>(fn)(filter_);
   }
 
+  // The verbs of filter.h, each under the lock it needs: Synchronized<F> satisfies
+  // FilterOperations (and Removable) when F does.
   [[nodiscard]] bool MayContain(std::string_view key) const {
     return WithRead([&](const Filter& f) { return f.MayContain(key); });
   }
-  // Whatever Filter::Add returns (void, or a Status for filters that can be full).
-  decltype(auto) Add(std::string_view key) requires requires(Filter& f) { f.Add(key); }
-  {
+  [[nodiscard]] bool MayContainHash(std::uint64_t hash) const {
+    return WithRead([&](const Filter& f) { return f.MayContainHash(hash); });
+  }
+  Status Add(std::string_view key) {
     return WithWrite([&](Filter& f) { return f.Add(key); });
   }
-  decltype(auto) AddIfAbsent(std::string_view key) requires requires(Filter& f) { f.AddIfAbsent(key); }
-  {
+  Status AddHash(std::uint64_t hash) {
+    return WithWrite([&](Filter& f) { return f.AddHash(hash); });
+  }
+  Result<bool> AddIfAbsent(std::string_view key) {
     return WithWrite([&](Filter& f) { return f.AddIfAbsent(key); });
   }
-  [[nodiscard]] bool Remove(std::string_view key) requires requires(Filter& f) { f.Remove(key); }
-  {
+  Result<bool> AddHashIfAbsent(std::uint64_t hash) {
+    return WithWrite([&](Filter& f) { return f.AddHashIfAbsent(hash); });
+  }
+  Status AddBatch(std::span<const std::string_view> keys) {
+    return WithWrite([&](Filter& f) { return f.AddBatch(keys); });
+  }
+  Status AddHashBatch(std::span<const std::uint64_t> hashes) {
+    return WithWrite([&](Filter& f) { return f.AddHashBatch(hashes); });
+  }
+  std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const {
+    return WithRead([&](const Filter& f) { return f.MayContainBatch(keys, out); });
+  }
+  std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const {
+    return WithRead([&](const Filter& f) { return f.MayContainHashBatch(hashes, out); });
+  }
+  void Clear() {
+    WithWrite([](Filter& f) { f.Clear(); });
+  }
+  [[nodiscard]] bool Remove(std::string_view key) requires Removable<Filter> {
     return WithWrite([&](Filter& f) { return f.Remove(key); });
   }
-  [[nodiscard]] auto Count(std::string_view key) const requires requires(const Filter& f) { f.Count(key); }
-  {
-    return WithRead([&](const Filter& f) { return f.Count(key); });
+  [[nodiscard]] bool RemoveHash(std::uint64_t hash) requires Removable<Filter> {
+    return WithWrite([&](Filter& f) { return f.RemoveHash(hash); });
+  }
+  [[nodiscard]] std::uint64_t Occurrences(std::string_view key) const requires Removable<Filter> {
+    return WithRead([&](const Filter& f) { return f.Occurrences(key); });
+  }
+  [[nodiscard]] std::uint64_t OccurrencesHash(std::uint64_t hash) const requires Removable<Filter> {
+    return WithRead([&](const Filter& f) { return f.OccurrencesHash(hash); });
+  }
+
+  [[nodiscard]] std::uint64_t count() const {
+    return WithRead([](const Filter& f) { return f.count(); });
+  }
+  [[nodiscard]] std::uint64_t EstimatedCount() const {
+    return WithRead([](const Filter& f) { return f.EstimatedCount(); });
+  }
+  [[nodiscard]] std::uint64_t capacity() const {
+    return WithRead([](const Filter& f) { return f.capacity(); });
+  }
+  [[nodiscard]] double fp_rate() const {
+    return WithRead([](const Filter& f) { return f.fp_rate(); });
+  }
+  [[nodiscard]] double ExpectedFpRate() const {
+    return WithRead([](const Filter& f) { return f.ExpectedFpRate(); });
+  }
+  [[nodiscard]] double EstimatedFpRate() const {
+    return WithRead([](const Filter& f) { return f.EstimatedFpRate(); });
+  }
+  [[nodiscard]] std::uint64_t num_bits() const {
+    return WithRead([](const Filter& f) { return f.num_bits(); });
+  }
+  [[nodiscard]] double FillRatio() const {
+    return WithRead([](const Filter& f) { return f.FillRatio(); });
+  }
+  [[nodiscard]] std::uint64_t memory_bytes() const {
+    return WithRead([](const Filter& f) { return f.memory_bytes(); });
+  }
+  [[nodiscard]] std::uint64_t bytes_held() const {
+    return WithRead([](const Filter& f) { return f.bytes_held(); });
+  }
+  [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const {
+    return WithRead([&](const Filter& f) { return f.Serialize(options); });
   }
 
   // A copy taken under the shared lock.
@@ -93,5 +164,8 @@ class Synchronized {
   mutable std::shared_mutex mutex_;
   Filter filter_;
 };
+
+static_assert(FilterOperations<Synchronized<BloomFilter>>);
+static_assert(FilterOperations<Synchronized<CuckooFilter>> && Removable<Synchronized<CuckooFilter>>);
 
 }  // namespace bloomkit

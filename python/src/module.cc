@@ -87,25 +87,15 @@ template <typename F>
 constexpr bool kConcurrent =
     std::is_same_v<F, ConcurrentBloomFilter> || std::is_same_v<F, ConcurrentBlockedBloomFilter>;
 template <typename F>
-constexpr bool kCanRemove = requires(F& f, std::string_view key) {
-  { f.Remove(key) } -> std::same_as<bool>;
-};
+constexpr bool kCanRemove = RemovableFilter<F>;
 template <typename F>
-constexpr bool kCanMerge = requires(F& f, const F& other) {
-  f.Merge(other);
-};
+constexpr bool kCanMerge = MergeableFilter<F>;
 template <typename F>
 constexpr bool kCanIntersect = requires(F& f, const F& other) {
   f.Intersect(other);
 };
 template <typename F>
-constexpr bool kHasBatch = requires(F& f, std::span<const std::string_view> keys) {
-  f.AddBatch(keys);
-};
-template <typename F>
-constexpr bool kHasKeyCount = requires(const F& f, std::string_view key) {
-  f.Count(key);
-};
+constexpr bool kHasKeyCount = RemovableFilter<F>;
 
 template <typename F>
 struct Box {
@@ -187,18 +177,10 @@ constexpr bool WriteNeedsExclusive() {
 // ---------------------------------------------------------------------------------------
 // One verb set over the kinds.
 
+// The verbs of bloomkit/filter.h, the same on every kind.
 template <typename F>
 Status AddKey(F& f, std::string_view key) {
-  if constexpr (std::is_same_v<F, ScalableBloomFilter>) {
-    auto added = f.AddIfAbsent(key);
-    if (!added.ok()) return std::move(added).error();
-    return {};
-  } else if constexpr (std::is_void_v<decltype(f.Add(key))>) {
-    f.Add(key);
-    return {};
-  } else {
-    return f.Add(key);
-  }
+  return f.Add(key);
 }
 
 template <typename F>
@@ -209,30 +191,12 @@ Result<bool> AddIfAbsentKey(F& f, std::string_view key) {
 // Adds keys[0..n); stops at the first error and reports it.
 template <typename F>
 Status AddKeys(F& f, std::span<const std::string_view> keys) {
-  if constexpr (kHasBatch<F>) {
-    f.AddBatch(keys);
-    return {};
-  } else {
-    for (std::string_view key : keys) {
-      Status status = AddKey(f, key);
-      if (!status.ok()) return status;
-    }
-    return {};
-  }
+  return f.AddBatch(keys);
 }
 
 template <typename F>
 std::size_t ContainsKeys(const F& f, std::span<const std::string_view> keys, bool* out) {
-  if constexpr (requires { f.MayContainBatch(keys, std::span<bool>(out, keys.size())); }) {
-    return f.MayContainBatch(keys, std::span<bool>(out, keys.size()));
-  } else {
-    std::size_t present = 0;
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-      out[i] = f.MayContain(keys[i]);
-      present += out[i] ? 1 : 0;
-    }
-    return present;
-  }
+  return f.MayContainBatch(keys, std::span<bool>(out, keys.size()));
 }
 
 // What a plain filter of a concurrent kind is, for estimates and merges.
@@ -247,56 +211,22 @@ auto Plain(const F& f) {
 
 template <typename F>
 std::uint64_t EstimatedCount(const F& f) {
-  if constexpr (kConcurrent<F>) {
-    return f.Snapshot().EstimatedCount();
-  } else if constexpr (requires { f.EstimatedCount(); }) {
-    return f.EstimatedCount();
-  } else if constexpr (std::is_same_v<F, CountingBloomFilter>) {
-    // -(m/k) ln(1 - X/m) over non-zero counters, as for the classic filter's bits.
-    const double m = static_cast<double>(f.num_counters());
-    const double nonzero = static_cast<double>(f.CountNonZero());
-    if (nonzero >= m) return f.count();
-    return static_cast<std::uint64_t>(std::llround(-m / f.num_hashes() * std::log1p(-nonzero / m)));
-  } else if constexpr (std::is_same_v<F, ScalableBloomFilter>) {
-    std::uint64_t total = 0;
-    for (const BloomFilter& stage : f.stages()) total += stage.EstimatedCount();
-    return total;
-  } else {
-    return f.count();
-  }
+  return f.EstimatedCount();
 }
 
 template <typename F>
 double EstimatedFpRate(const F& f) {
-  if constexpr (kConcurrent<F>) {
-    return f.Snapshot().EstimatedFpRate();
-  } else if constexpr (requires { f.EstimatedFpRate(); }) {
-    return f.EstimatedFpRate();
-  } else {
-    // Cuckoo: a query compares its fingerprint with the 2b slots of its two buckets,
-    // each occupied with probability `load` and matching with 1/(2^f - 1).
-    const double per_slot = 1.0 / (std::ldexp(1.0, static_cast<int>(f.fingerprint_bits())) - 1.0);
-    const double probes = 2.0 * f.bucket_size() * f.LoadFactor();
-    return 1.0 - std::pow(1.0 - per_slot, probes);
-  }
+  return f.EstimatedFpRate();
 }
 
 template <typename F>
 double ExpectedFpRate(const F& f) {
-  if constexpr (kConcurrent<F>) {
-    return f.Snapshot().ExpectedFpRate();
-  } else {
-    return f.ExpectedFpRate();
-  }
+  return f.ExpectedFpRate();
 }
 
 template <typename F>
 double TargetFpRate(const F& f) {
-  if constexpr (std::is_same_v<F, CuckooFilter>) {
-    return f.options().fp_rate;
-  } else {
-    return f.fp_rate();
-  }
+  return f.fp_rate();
 }
 
 template <typename F>
@@ -347,11 +277,11 @@ py::dict Info(const F& f) {
     info["bucket_size"] = f.bucket_size();
     info["fingerprint_bits"] = f.fingerprint_bits();
     info["num_buckets"] = f.num_buckets();
-    info["num_filters"] = f.num_filters();
+    info["num_filters"] = f.num_stages();
     info["num_deletes"] = f.num_deletes();
     info["max_kicks"] = f.max_kicks();
     info["expansion"] = f.expansion();
-    info["load_factor"] = f.LoadFactor();
+    info["load_factor"] = f.FillRatio();
   }
   return info;
 }
@@ -851,7 +781,7 @@ py::class_<Box<F>> BindFilter(py::module_& m, const char* name, const char* doc)
         [](const B& self, const py::handle& key) {
           std::string_view bytes;
           if (!KeyBytes(key.ptr(), &bytes)) throw py::error_already_set();
-          return WithGil(self, false, [&] { return self.filter.Count(bytes); });
+          return WithGil(self, false, [&] { return self.filter.Occurrences(bytes); });
         },
         py::arg("key"), "An upper bound on how many copies of the key the filter holds.");
   }

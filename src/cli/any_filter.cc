@@ -237,7 +237,7 @@ FilterSummary Summarize(const CuckooFilter& f) {
   s.num_bits = s.memory_bytes * 8;
   s.can_remove = true;
   s.fp_rate = f.options().fp_rate;
-  s.fill_ratio = f.LoadFactor();
+  s.fill_ratio = f.FillRatio();
   s.expected_fp_rate = f.ExpectedFpRate();
   // A query compares its fingerprint with the 2b slots of its two buckets, each holding
   // a fingerprint with probability `load`, each matching with 1/(2^f - 1) (fingerprints
@@ -245,11 +245,11 @@ FilterSummary Summarize(const CuckooFilter& f) {
   const double per_slot = 1.0 / (std::ldexp(1.0, static_cast<int>(f.fingerprint_bits())) - 1.0);
   const double slots = 2.0 * f.bucket_size() * s.fill_ratio;
   const double one = -std::expm1(slots * std::log1p(-per_slot));
-  s.estimated_fp_rate = -std::expm1(static_cast<double>(f.num_filters()) * std::log1p(-one));
+  s.estimated_fp_rate = -std::expm1(static_cast<double>(f.num_stages()) * std::log1p(-one));
   s.bucket_size = f.bucket_size();
   s.fingerprint_bits = f.fingerprint_bits();
   s.num_buckets = f.num_buckets();
-  s.num_filters = f.num_filters();
+  s.num_filters = f.num_stages();
   s.num_deletes = f.num_deletes();
   s.num_hashes = 2;  // two candidate buckets per key
   return s;

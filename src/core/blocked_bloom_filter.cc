@@ -3,6 +3,7 @@
 #include "bloomkit/blocked_bloom_filter.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -108,15 +109,7 @@ inline bool BlockedBloomFilter::InsertAt(HashPair hash) noexcept {
 
 // `flatten` keeps XXH3-128's short-key code inline in the 512-bit paths (GCC outlines it
 // otherwise), as it was before the 256-bit layout's branch was added.
-[[gnu::flatten]] void BlockedBloomFilter::Add(std::string_view key) noexcept {
-  if (lanes()) {
-    count_ += lanes_ops_->insert_key(words_.data(), num_blocks_, key) ? 1U : 0U;
-    return;
-  }
-  (void)internal::UseKeyHash(key, [this](HashPair h) { return InsertAt(h); });
-}
-
-[[gnu::flatten]] bool BlockedBloomFilter::AddIfAbsent(std::string_view key) noexcept {
+[[gnu::flatten]] bool BlockedBloomFilter::InsertKey(std::string_view key) noexcept {
   if (lanes()) {
     const bool fresh = lanes_ops_->insert_key(words_.data(), num_blocks_, key);
     count_ += fresh ? 1 : 0;
@@ -130,7 +123,7 @@ inline bool BlockedBloomFilter::InsertAt(HashPair hash) noexcept {
   return internal::UseKeyHash(key, [this](HashPair h) { return ContainsAt(h); });
 }
 
-bool BlockedBloomFilter::AddHashIfAbsent(std::uint64_t hash) noexcept {
+bool BlockedBloomFilter::InsertHash(std::uint64_t hash) noexcept {
   if (lanes()) {
     const bool fresh = lanes_ops_->insert_hash(words_.data(), num_blocks_, internal::MixCallerHash(hash));
     count_ += fresh ? 1 : 0;
@@ -152,8 +145,9 @@ bool BlockedBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   return ContainsAt(hash);
 }
 
-void BlockedBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
+Status BlockedBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
   count_ += lanes() ? lanes_ops_->insert_keys(words_.data(), num_blocks_, keys) : ops_->insert_keys(View(), keys);
+  return {};
 }
 
 std::size_t BlockedBloomFilter::MayContainBatch(std::span<const std::string_view> keys,
@@ -162,9 +156,10 @@ std::size_t BlockedBloomFilter::MayContainBatch(std::span<const std::string_view
   return ops_->contains_keys(View(), keys, out.data());
 }
 
-void BlockedBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+Status BlockedBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
   count_ +=
       lanes() ? lanes_ops_->insert_hashes(words_.data(), num_blocks_, hashes) : ops_->insert_hashes(View(), hashes);
+  return {};
 }
 
 std::size_t BlockedBloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
@@ -209,7 +204,7 @@ std::uint64_t BlockedBloomFilter::EstimatedCount() const noexcept {
   if (lanes()) {
     // Lane j of all blocks is a classic filter of M = 32 * num_blocks bits with one bit
     // per key: n_j = -M ln(1 - X_j / M). Average the k lanes.
-    std::uint64_t lane_bits[8] = {};
+    std::array<std::uint64_t, 8> lane_bits{};
     const std::uint64_t* w = words_.data();
     for (std::uint64_t b = 0; b < num_blocks_; ++b) {
       for (std::uint64_t i = 0; i < 4; ++i) {
@@ -227,19 +222,25 @@ std::uint64_t BlockedBloomFilter::EstimatedCount() const noexcept {
     }
     return static_cast<std::uint64_t>(std::llround(sum / num_hashes_));
   }
-  // Lane j of all blocks is a classic filter of M = 64 * num_blocks bits in which every
-  // key sets b_j bits (1 or 2): n_j = -(M / b_j) ln(1 - X_j / M). Average the lanes.
-  std::uint64_t lane_bits[8] = {};
+  std::array<std::uint64_t, kWordsPerBlock> lane_bits{};
   const std::uint64_t* w = words_.data();
   for (std::uint64_t b = 0; b < num_blocks_; ++b) {
-    for (int j = 0; j < 8; ++j)
-      lane_bits[j] += static_cast<std::uint64_t>(std::popcount(w[b * 8 + static_cast<std::uint64_t>(j)]));
+    for (std::size_t j = 0; j < kWordsPerBlock; ++j) {
+      lane_bits[j] += static_cast<std::uint64_t>(std::popcount(w[b * kWordsPerBlock + j]));
+    }
   }
-  const double m = 64.0 * static_cast<double>(num_blocks_);
+  return EstimateFromLanes(lane_bits, num_blocks_, num_hashes_);
+}
+
+std::uint64_t BlockedBloomFilter::EstimateFromLanes(const std::array<std::uint64_t, kWordsPerBlock>& lane_bits,
+                                                    std::uint64_t num_blocks, std::uint32_t num_hashes) noexcept {
+  // Lane j of all blocks is a classic filter of M = 64 * num_blocks bits in which every
+  // key sets b_j bits (1 or 2): n_j = -(M / b_j) ln(1 - X_j / M). Average the lanes.
+  const double m = 64.0 * static_cast<double>(num_blocks);
   double sum = 0;
   int lanes = 0;
   for (std::uint32_t j = 0; j < 8; ++j) {
-    const double per_key = (j < num_hashes_ ? 1.0 : 0.0) + (8 + j < num_hashes_ ? 1.0 : 0.0);
+    const double per_key = (j < num_hashes ? 1.0 : 0.0) + (8 + j < num_hashes ? 1.0 : 0.0);
     if (per_key == 0) continue;
     const double x = static_cast<double>(lane_bits[j]);
     if (x >= m) return std::numeric_limits<std::uint64_t>::max();

@@ -103,10 +103,7 @@ Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
   return BloomFilter(num_bits, num_hashes, capacity, fp_rate, std::move(words));
 }
 
-void BloomFilter::Add(std::string_view key) noexcept {
-  AddHashPair(internal::HashKeyInline(key));
-}
-bool BloomFilter::AddIfAbsent(std::string_view key) noexcept {
+bool BloomFilter::InsertKey(std::string_view key) noexcept {
   return AddHashPair(internal::HashKeyInline(key));
 }
 bool BloomFilter::MayContain(std::string_view key) const noexcept {
@@ -255,18 +252,20 @@ std::size_t QueryBatched(std::size_t n, const Hasher& hasher, const std::uint64_
 
 }  // namespace
 
-void BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
+Status BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
   RunBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes(), true,
              [&](std::size_t, HashPair h) { AddHashPair(h); });
+  return {};
 }
 
 std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept {
   return QueryBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes(), out.data());
 }
 
-void BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+Status BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
   RunBatched(hashes.size(), internal::HashExpander{hashes}, words_.data(), num_bits_, num_hashes(), true,
              [&](std::size_t, HashPair h) { AddHashPair(h); });
+  return {};
 }
 
 std::size_t BloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
@@ -304,10 +303,7 @@ double BloomFilter::FillRatio() const noexcept {
 }
 
 std::uint64_t BloomFilter::EstimatedCount() const noexcept {
-  const double m = static_cast<double>(num_bits_);
-  const double x = static_cast<double>(CountSetBits());
-  if (x >= m) return std::numeric_limits<std::uint64_t>::max();  // saturated: unbounded
-  return static_cast<std::uint64_t>(std::llround(-m / num_hashes() * std::log1p(-x / m)));
+  return ClassicEstimatedCount(num_bits_, CountSetBits(), num_hashes());
 }
 
 double BloomFilter::EstimatedFpRate() const noexcept {

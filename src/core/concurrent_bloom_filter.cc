@@ -3,8 +3,13 @@
 #include "bloomkit/concurrent_bloom_filter.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <bit>
+#include <cmath>
+#include <limits>
 
+#include "bloomkit/sizing.h"
 #include "internal/blocked_kernels.h"
 #include "internal/codec.h"
 #include "internal/endian.h"
@@ -58,6 +63,46 @@ std::vector<std::byte> EncodeAtomically(FilterKind kind, std::uint64_t capacity,
 
 constexpr LoadOptions kNoLimit{.max_memory_bytes = ~std::uint64_t{0}};
 
+// Set bits of words that other threads may be setting.
+std::uint64_t PopCountAtomically(std::span<const std::uint64_t> words) noexcept {
+  std::uint64_t total = 0;
+  for (const std::uint64_t& word : words) total += static_cast<std::uint64_t>(std::popcount(Load(word)));
+  return total;
+}
+
+// The batch forms of both kinds: each key as the single-key call.
+template <typename F>
+Status AddEach(F& filter, std::span<const std::string_view> keys) noexcept {
+  for (std::string_view key : keys) filter.AddHashPair(internal::HashKeyInline(key));
+  return {};
+}
+
+template <typename F>
+Status AddEachHash(F& filter, std::span<const std::uint64_t> hashes) noexcept {
+  for (std::uint64_t hash : hashes) filter.AddHashPair(ExpandHash(hash));
+  return {};
+}
+
+template <typename F>
+std::size_t QueryEach(const F& filter, std::span<const std::string_view> keys, std::span<bool> out) noexcept {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    out[i] = filter.MayContainHashPair(internal::HashKeyInline(keys[i]));
+    found += out[i] ? 1U : 0U;
+  }
+  return found;
+}
+
+template <typename F>
+std::size_t QueryEachHash(const F& filter, std::span<const std::uint64_t> hashes, std::span<bool> out) noexcept {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < hashes.size(); ++i) {
+    out[i] = filter.MayContainHashPair(ExpandHash(hashes[i]));
+    found += out[i] ? 1U : 0U;
+  }
+  return found;
+}
+
 }  // namespace
 
 // ---- ConcurrentBloomFilter ----
@@ -83,18 +128,30 @@ std::vector<std::byte> ConcurrentBloomFilter::Serialize(const SaveOptions& optio
                           filter_.num_hashes(), filter_.words(), options);
 }
 
-void ConcurrentBloomFilter::Add(std::string_view key) noexcept {
-  AddHashPair(internal::HashKeyInline(key));
-}
-bool ConcurrentBloomFilter::AddIfAbsent(std::string_view key) noexcept {
+bool ConcurrentBloomFilter::InsertKey(std::string_view key) noexcept {
   return AddHashPair(internal::HashKeyInline(key));
 }
 bool ConcurrentBloomFilter::MayContain(std::string_view key) const noexcept {
   return MayContainHashPair(internal::HashKeyInline(key));
 }
 
+Status ConcurrentBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
+  return AddEach(*this, keys);
+}
+Status ConcurrentBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+  return AddEachHash(*this, hashes);
+}
+std::size_t ConcurrentBloomFilter::MayContainBatch(std::span<const std::string_view> keys,
+                                                   std::span<bool> out) const noexcept {
+  return QueryEach(*this, keys, out);
+}
+std::size_t ConcurrentBloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
+                                                       std::span<bool> out) const noexcept {
+  return QueryEachHash(*this, hashes, out);
+}
+
 bool ConcurrentBloomFilter::AddHashPair(HashPair hash) noexcept {
-  std::uint64_t* words = const_cast<BloomFilter&>(filter_).mutable_words().data();
+  std::uint64_t* words = filter_.words_.data();
   std::uint64_t fresh = 0;
   ForEachProbe(hash, filter_.num_bits(), filter_.num_hashes(), [&](std::uint64_t pos) {
     const std::uint64_t mask = std::uint64_t{1} << (pos & 63);
@@ -130,6 +187,18 @@ void ConcurrentBloomFilter::Clear() noexcept {
 
 std::uint64_t ConcurrentBloomFilter::count() const noexcept {
   return Load(count_);
+}
+
+double ConcurrentBloomFilter::FillRatio() const noexcept {
+  return static_cast<double>(PopCountAtomically(filter_.words())) / static_cast<double>(filter_.num_bits());
+}
+
+std::uint64_t ConcurrentBloomFilter::EstimatedCount() const noexcept {
+  return ClassicEstimatedCount(filter_.num_bits(), PopCountAtomically(filter_.words()), filter_.num_hashes());
+}
+
+double ConcurrentBloomFilter::EstimatedFpRate() const noexcept {
+  return std::pow(FillRatio(), filter_.num_hashes());
 }
 
 // ---- ConcurrentBlockedBloomFilter ----
@@ -175,19 +244,31 @@ std::vector<std::byte> ConcurrentBlockedBloomFilter::Serialize(const SaveOptions
                           filter_.num_hashes(), filter_.words(), options);
 }
 
-void ConcurrentBlockedBloomFilter::Add(std::string_view key) noexcept {
-  AddHashPair(internal::HashKeyInline(key));
-}
-bool ConcurrentBlockedBloomFilter::AddIfAbsent(std::string_view key) noexcept {
+bool ConcurrentBlockedBloomFilter::InsertKey(std::string_view key) noexcept {
   return AddHashPair(internal::HashKeyInline(key));
 }
 bool ConcurrentBlockedBloomFilter::MayContain(std::string_view key) const noexcept {
   return MayContainHashPair(internal::HashKeyInline(key));
 }
 
+Status ConcurrentBlockedBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
+  return AddEach(*this, keys);
+}
+Status ConcurrentBlockedBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+  return AddEachHash(*this, hashes);
+}
+std::size_t ConcurrentBlockedBloomFilter::MayContainBatch(std::span<const std::string_view> keys,
+                                                          std::span<bool> out) const noexcept {
+  return QueryEach(*this, keys, out);
+}
+std::size_t ConcurrentBlockedBloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
+                                                              std::span<bool> out) const noexcept {
+  return QueryEachHash(*this, hashes, out);
+}
+
 bool ConcurrentBlockedBloomFilter::AddHashPair(HashPair hash) noexcept {
-  std::uint64_t* block = const_cast<BlockedBloomFilter&>(filter_).mutable_words().data() +
-                         FastRange64(hash.h1, filter_.num_blocks()) * BlockedBloomFilter::kWordsPerBlock;
+  std::uint64_t* block =
+      filter_.words_.data() + FastRange64(hash.h1, filter_.num_blocks()) * BlockedBloomFilter::kWordsPerBlock;
   std::uint64_t mask[8];
   internal::BlockMaskPortable(hash.h2, lane_enable_, mask);
   std::uint64_t fresh = 0;
@@ -219,6 +300,25 @@ void ConcurrentBlockedBloomFilter::Clear() noexcept {
 
 std::uint64_t ConcurrentBlockedBloomFilter::count() const noexcept {
   return Load(count_);
+}
+
+double ConcurrentBlockedBloomFilter::FillRatio() const noexcept {
+  return static_cast<double>(PopCountAtomically(filter_.words())) / static_cast<double>(filter_.num_bits());
+}
+
+std::uint64_t ConcurrentBlockedBloomFilter::EstimatedCount() const noexcept {
+  std::array<std::uint64_t, BlockedBloomFilter::kWordsPerBlock> lane_bits{};
+  const std::span<const std::uint64_t> words = filter_.words();
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    lane_bits[i % lane_bits.size()] += static_cast<std::uint64_t>(std::popcount(Load(words[i])));
+  }
+  return BlockedBloomFilter::EstimateFromLanes(lane_bits, filter_.num_blocks(), filter_.num_hashes());
+}
+
+double ConcurrentBlockedBloomFilter::EstimatedFpRate() const noexcept {
+  const std::uint64_t n = EstimatedCount();
+  if (n == std::numeric_limits<std::uint64_t>::max()) return 1.0;
+  return BlockedFpRate(filter_.num_blocks(), static_cast<double>(n), filter_.num_hashes());
 }
 
 }  // namespace bloomkit

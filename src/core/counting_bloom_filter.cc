@@ -94,15 +94,52 @@ void CountingBloomFilter::Set(std::uint64_t index, std::uint32_t value) noexcept
   word = (word & ~mask) | (std::uint64_t{value} << shift);
 }
 
-void CountingBloomFilter::Add(std::string_view key) noexcept {
+void CountingBloomFilter::InsertKey(std::string_view key) noexcept {
   AddHashPair(internal::HashKeyInline(key));
 }
 
-bool CountingBloomFilter::AddIfAbsent(std::string_view key) noexcept {
+bool CountingBloomFilter::InsertKeyIfAbsent(std::string_view key) noexcept {
   const HashPair h = internal::HashKeyInline(key);
   if (MayContainHashPair(h)) return false;
   AddHashPair(h);
   return true;
+}
+
+bool CountingBloomFilter::InsertHashIfAbsent(std::uint64_t hash) noexcept {
+  const HashPair h = ExpandHash(hash);
+  if (MayContainHashPair(h)) return false;
+  AddHashPair(h);
+  return true;
+}
+
+Status CountingBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
+  for (std::string_view key : keys) AddHashPair(internal::HashKeyInline(key));
+  return {};
+}
+
+std::size_t CountingBloomFilter::MayContainBatch(std::span<const std::string_view> keys,
+                                                 std::span<bool> out) const noexcept {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    out[i] = MayContainHashPair(internal::HashKeyInline(keys[i]));
+    found += out[i] ? 1U : 0U;
+  }
+  return found;
+}
+
+Status CountingBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+  for (std::uint64_t hash : hashes) AddHashPair(ExpandHash(hash));
+  return {};
+}
+
+std::size_t CountingBloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
+                                                     std::span<bool> out) const noexcept {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < hashes.size(); ++i) {
+    out[i] = MayContainHashPair(ExpandHash(hashes[i]));
+    found += out[i] ? 1U : 0U;
+  }
+  return found;
 }
 
 bool CountingBloomFilter::MayContain(std::string_view key) const noexcept {
@@ -113,8 +150,8 @@ bool CountingBloomFilter::Remove(std::string_view key) noexcept {
   return RemoveHashPair(internal::HashKeyInline(key));
 }
 
-std::uint64_t CountingBloomFilter::Count(std::string_view key) const noexcept {
-  return CountHashPair(internal::HashKeyInline(key));
+std::uint64_t CountingBloomFilter::Occurrences(std::string_view key) const noexcept {
+  return OccurrencesHashPair(internal::HashKeyInline(key));
 }
 
 void CountingBloomFilter::AddHashPair(HashPair hash) noexcept {
@@ -170,7 +207,7 @@ bool CountingBloomFilter::RemoveHashPair(HashPair hash) noexcept {
   return true;
 }
 
-std::uint64_t CountingBloomFilter::CountHashPair(HashPair hash) const noexcept {
+std::uint64_t CountingBloomFilter::OccurrencesHashPair(HashPair hash) const noexcept {
   std::uint32_t least = max_count();
   ForEachProbe(hash, num_counters_, num_hashes_, [&](std::uint64_t pos) {
     least = std::min(least, Get(pos));
@@ -191,11 +228,11 @@ Result<BloomFilter> CountingBloomFilter::ToBloomFilter() const {
                                     .num_hashes = num_hashes_,
                                     .max_memory_bytes = std::numeric_limits<std::uint64_t>::max()});
   if (!bloom.ok()) return bloom;
-  std::span<std::uint64_t> bits = bloom->mutable_words();
+  std::uint64_t* bits = bloom->words_.data();
   for (std::uint64_t i = 0; i < num_counters_; ++i) {
-    if (Get(i) != 0) bits[static_cast<std::size_t>(i >> 6)] |= std::uint64_t{1} << (i & 63);
+    if (Get(i) != 0) bits[i >> 6] |= std::uint64_t{1} << (i & 63);
   }
-  bloom->set_count(count_);
+  bloom->count_ = count_;
   return bloom;
 }
 
@@ -205,8 +242,16 @@ std::uint64_t CountingBloomFilter::CountNonZero() const noexcept {
   return nonzero;
 }
 
+double CountingBloomFilter::FillRatio() const noexcept {
+  return num_counters_ == 0 ? 0.0 : static_cast<double>(CountNonZero()) / static_cast<double>(num_counters_);
+}
+
+std::uint64_t CountingBloomFilter::EstimatedCount() const noexcept {
+  return ClassicEstimatedCount(num_counters_, CountNonZero(), num_hashes_);
+}
+
 double CountingBloomFilter::EstimatedFpRate() const noexcept {
-  return std::pow(static_cast<double>(CountNonZero()) / static_cast<double>(num_counters_), num_hashes_);
+  return std::pow(FillRatio(), num_hashes_);
 }
 
 double CountingBloomFilter::ExpectedFpRate() const noexcept {

@@ -414,8 +414,48 @@ bool CuckooFilter::Remove(std::string_view key) noexcept {
   return RemoveHashPair(internal::HashKeyInline(key));
 }
 
-std::uint64_t CuckooFilter::Count(std::string_view key) const noexcept {
-  return CountHashPair(internal::HashKeyInline(key));
+std::uint64_t CuckooFilter::Occurrences(std::string_view key) const noexcept {
+  return OccurrencesHashPair(internal::HashKeyInline(key));
+}
+
+Result<bool> CuckooFilter::AddHashIfAbsent(std::uint64_t hash) {
+  const HashPair h = ExpandHash(hash);
+  if (MayContainHashPair(h)) return false;
+  if (auto st = AddHashPair(h); !st.ok()) return st.error();
+  return true;
+}
+
+Status CuckooFilter::AddBatch(std::span<const std::string_view> keys) {
+  for (std::string_view key : keys) {
+    if (auto st = AddHashPair(internal::HashKeyInline(key)); !st.ok()) return st;
+  }
+  return {};
+}
+
+Status CuckooFilter::AddHashBatch(std::span<const std::uint64_t> hashes) {
+  for (std::uint64_t hash : hashes) {
+    if (auto st = AddHashPair(ExpandHash(hash)); !st.ok()) return st;
+  }
+  return {};
+}
+
+std::size_t CuckooFilter::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    out[i] = MayContainHashPair(internal::HashKeyInline(keys[i]));
+    found += out[i] ? 1U : 0U;
+  }
+  return found;
+}
+
+std::size_t CuckooFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
+                                              std::span<bool> out) const noexcept {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < hashes.size(); ++i) {
+    out[i] = MayContainHashPair(ExpandHash(hashes[i]));
+    found += out[i] ? 1U : 0U;
+  }
+  return found;
 }
 
 Status CuckooFilter::AddHashPair(HashPair hash) {
@@ -508,7 +548,7 @@ bool CuckooFilter::RemoveHashPair(HashPair hash) noexcept {
   return false;
 }
 
-std::uint64_t CuckooFilter::CountHashPair(HashPair hash) const noexcept {
+std::uint64_t CuckooFilter::OccurrencesHashPair(HashPair hash) const noexcept {
   const std::uint32_t b = options_.bucket_size;
   const std::uint32_t f = options_.fingerprint_bits;
   const std::uint32_t fp = Fingerprint(hash, f);
@@ -532,6 +572,16 @@ void CuckooFilter::Clear() noexcept {
 }
 
 std::uint64_t CuckooFilter::capacity() const noexcept {
+  // Sub-filter i has expansion^i times the first one's buckets and keys.
+  if (filters_.empty()) return 0;
+  std::uint64_t total = 0;
+  if (!internal::CheckedMul(options_.capacity, num_buckets() / filters_.front().num_buckets, &total)) {
+    return std::numeric_limits<std::uint64_t>::max();
+  }
+  return total;
+}
+
+std::uint64_t CuckooFilter::num_slots() const noexcept {
   return num_buckets() * options_.bucket_size;
 }
 
@@ -541,7 +591,7 @@ std::uint64_t CuckooFilter::num_buckets() const noexcept {
   return total;
 }
 
-std::size_t CuckooFilter::num_filters() const noexcept {
+std::size_t CuckooFilter::num_stages() const noexcept {
   return filters_.size();
 }
 
@@ -551,8 +601,18 @@ std::uint64_t CuckooFilter::memory_bytes() const noexcept {
   return total;
 }
 
-double CuckooFilter::LoadFactor() const noexcept {
-  return static_cast<double>(count_) / static_cast<double>(capacity());
+std::uint64_t CuckooFilter::bytes_held() const noexcept {
+  return memory_bytes() + filters_.capacity() * sizeof(SubFilter);
+}
+
+double CuckooFilter::FillRatio() const noexcept {
+  return static_cast<double>(count_) / static_cast<double>(num_slots());
+}
+
+double CuckooFilter::EstimatedFpRate() const noexcept {
+  const double per_slot = 1.0 / (std::ldexp(1.0, static_cast<int>(options_.fingerprint_bits)) - 1.0);
+  const double one = -std::expm1(2.0 * options_.bucket_size * FillRatio() * std::log1p(-per_slot));
+  return -std::expm1(static_cast<double>(filters_.size()) * std::log1p(-one));
 }
 
 double CuckooFilter::ExpectedFpRate() const noexcept {

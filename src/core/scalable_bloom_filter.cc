@@ -3,6 +3,7 @@
 #include "bloomkit/scalable_bloom_filter.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -13,6 +14,7 @@
 #include "bloomkit/sizing.h"
 #include "internal/codec.h"
 #include "internal/endian.h"
+#include "internal/filter_common.h"
 #include "internal/hash_inline.h"
 #include "internal/message.h"
 
@@ -78,6 +80,46 @@ void DestroyStages(BloomFilter* stages, std::size_t n) noexcept {
   if (stages == nullptr) return;
   std::destroy_n(stages, n);
   ::operator delete (stages, std::align_val_t{64});
+}
+
+// The batch forms: the newest stages whose lines a group prefetches (with growth 2 the
+// newest 4 hold 15/16 of the keys; an older stage is small enough to stay cached).
+constexpr std::size_t kMaxPrefetchStages = 4;
+
+void PrefetchProbes(std::span<const BloomFilter> stages, std::span<const HashPair> hashes, bool for_write) noexcept {
+  const std::size_t first = stages.size() > kMaxPrefetchStages ? stages.size() - kMaxPrefetchStages : 0;
+  for (std::size_t s = first; s < stages.size(); ++s) {
+    const BloomFilter& stage = stages[s];
+    const std::uint64_t* words = stage.words().data();
+    const bool write = for_write && s + 1 == stages.size();  // adds go into the last stage
+    for (const HashPair& h : hashes) {
+      ForEachProbe(h, stage.num_bits(), stage.num_hashes(), [&](std::uint64_t bit) {
+        if (write) {
+          internal::PrefetchWrite(words + (bit >> 6));
+        } else {
+          internal::PrefetchRead(words + (bit >> 6));
+        }
+        return true;
+      });
+    }
+  }
+}
+
+// Hashes items [0, n) in groups of kBatchGroup (hash_of(i) -> HashPair), prefetches each
+// group's probes in the filter's stages as they are then (an add may append one), and
+// calls visit(i, hash) in order while it returns true.
+template <typename HashOf, typename Visit>
+void ForEachGroup(std::size_t n, const HashOf& hash_of, const ScalableBloomFilter& filter, bool for_write,
+                  const Visit& visit) {
+  std::array<HashPair, internal::kBatchGroup> group{};
+  for (std::size_t begin = 0; begin < n; begin += group.size()) {
+    const std::size_t size = std::min(group.size(), n - begin);
+    for (std::size_t i = 0; i < size; ++i) group[i] = hash_of(begin + i);
+    PrefetchProbes(filter.stages(), std::span<const HashPair>(group.data(), size), for_write);
+    for (std::size_t i = 0; i < size; ++i) {
+      if (!visit(begin + i, group[i])) return;
+    }
+  }
 }
 
 }  // namespace
@@ -270,6 +312,68 @@ Result<bool> ScalableBloomFilter::AddHashPairIfAbsent(HashPair hash) {
   return true;
 }
 
+Status ScalableBloomFilter::Add(std::string_view key) {
+  auto added = AddIfAbsent(key);
+  if (!added.ok()) return std::move(added).error();
+  return {};
+}
+
+Status ScalableBloomFilter::AddHash(std::uint64_t hash) {
+  auto added = AddHashIfAbsent(hash);
+  if (!added.ok()) return std::move(added).error();
+  return {};
+}
+
+Status ScalableBloomFilter::AddBatch(std::span<const std::string_view> keys) {
+  Status status;
+  ForEachGroup(
+      keys.size(), [&](std::size_t i) { return internal::HashKeyInline(keys[i]); }, *this, true,
+      [&](std::size_t, HashPair h) {
+        auto added = AddHashPairIfAbsent(h);
+        if (!added.ok()) status = std::move(added).error();
+        return added.ok();
+      });
+  return status;
+}
+
+Status ScalableBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) {
+  Status status;
+  ForEachGroup(
+      hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, *this, true,
+      [&](std::size_t, HashPair h) {
+        auto added = AddHashPairIfAbsent(h);
+        if (!added.ok()) status = std::move(added).error();
+        return added.ok();
+      });
+  return status;
+}
+
+std::size_t ScalableBloomFilter::MayContainBatch(std::span<const std::string_view> keys,
+                                                 std::span<bool> out) const noexcept {
+  std::size_t found = 0;
+  ForEachGroup(
+      keys.size(), [&](std::size_t i) { return internal::HashKeyInline(keys[i]); }, *this, false,
+      [&](std::size_t i, HashPair h) {
+        out[i] = MayContainHashPair(h);
+        found += out[i] ? 1U : 0U;
+        return true;
+      });
+  return found;
+}
+
+std::size_t ScalableBloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
+                                                     std::span<bool> out) const noexcept {
+  std::size_t found = 0;
+  ForEachGroup(
+      hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, *this, false,
+      [&](std::size_t i, HashPair h) {
+        out[i] = MayContainHashPair(h);
+        found += out[i] ? 1U : 0U;
+        return true;
+      });
+  return found;
+}
+
 bool ScalableBloomFilter::MayContain(std::string_view key) const noexcept {
   return MayContainHashPair(internal::HashKeyInline(key));
 }
@@ -322,6 +426,31 @@ std::uint64_t ScalableBloomFilter::capacity() const noexcept {
 std::uint64_t ScalableBloomFilter::memory_bytes() const noexcept {
   std::uint64_t total = 0;
   for (const BloomFilter& s : stages()) total += s.memory_bytes();
+  return total;
+}
+
+std::uint64_t ScalableBloomFilter::bytes_held() const noexcept {
+  return memory_bytes() + num_stages_ * sizeof(BloomFilter);
+}
+
+std::uint64_t ScalableBloomFilter::num_bits() const noexcept {
+  std::uint64_t total = 0;
+  for (const BloomFilter& s : stages()) total += s.num_bits();
+  return total;
+}
+
+double ScalableBloomFilter::FillRatio() const noexcept {
+  std::uint64_t set_bits = 0;
+  for (const BloomFilter& s : stages()) set_bits += s.CountSetBits();
+  const std::uint64_t bits = num_bits();
+  return bits == 0 ? 0.0 : static_cast<double>(set_bits) / static_cast<double>(bits);
+}
+
+std::uint64_t ScalableBloomFilter::EstimatedCount() const noexcept {
+  std::uint64_t total = 0;
+  for (const BloomFilter& s : stages()) {
+    if (!internal::CheckedAdd(total, s.EstimatedCount(), &total)) return std::numeric_limits<std::uint64_t>::max();
+  }
   return total;
 }
 

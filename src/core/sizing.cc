@@ -120,6 +120,13 @@ double ClassicFpRate(double num_bits, double num_keys, std::uint32_t num_hashes)
   return std::pow(-std::expm1(-k * num_keys / num_bits), k);
 }
 
+std::uint64_t ClassicEstimatedCount(std::uint64_t num_bits, std::uint64_t set_bits, std::uint32_t num_hashes) noexcept {
+  if (set_bits >= num_bits) return std::numeric_limits<std::uint64_t>::max();
+  const double m = static_cast<double>(num_bits);
+  const double x = static_cast<double>(set_bits);
+  return static_cast<std::uint64_t>(std::llround(-m / num_hashes * std::log1p(-x / m)));
+}
+
 std::uint32_t OptimalNumHashes(double num_bits, double num_keys) noexcept {
   if (num_keys <= 0) return 1;
   const double k = std::round(num_bits / num_keys * kLn2);

@@ -57,7 +57,7 @@ Status CbfAdd(Command& cmd) {
   }
   const std::string_view item = cmd.arg(2);
   const bool was_present = value->filter.MayContain(item);
-  value->filter.Add(item);
+  if (auto st = value->filter.Add(item); !st.ok()) return st;
   cmd.Replicate();
   cmd.Bool(!was_present);
   return {};
@@ -83,7 +83,7 @@ Status CbfCount(Command& cmd) {
   const auto found = Find<CbfFamily>(key);
   if (found.wrong_type) return ReplyError(reply::kWrongType);
   if (found.value != nullptr && !found.value->ready()) return ReplyError(reply::kFilterLoading);
-  cmd.Int(found.value != nullptr ? static_cast<long long>(found.value->filter.Count(cmd.arg(2))) : 0);
+  cmd.Int(found.value != nullptr ? static_cast<long long>(found.value->filter.Occurrences(cmd.arg(2))) : 0);
   return {};
 }
 

@@ -135,7 +135,7 @@ Status CheckCommon(Command& cmd, bool multi, bool count) {
   if (multi) cmd.Array(static_cast<long>(cmd.argc() - 2));
   for (std::size_t i = 2; i < cmd.argc(); ++i) {
     if (count) {
-      cmd.Int(filter != nullptr ? static_cast<long long>(filter->Count(cmd.arg(i))) : 0);
+      cmd.Int(filter != nullptr ? static_cast<long long>(filter->Occurrences(cmd.arg(i))) : 0);
     } else {
       cmd.Bool(filter != nullptr && filter->MayContain(cmd.arg(i)));
     }
@@ -201,7 +201,7 @@ Status CfInfo(Command& cmd) {
   const CuckooFilter& f = found.value->filter;
   ReplyCfInfo(cmd, {.size = ValueMemory<CfFamily>(*found.value),
                     .num_buckets = f.num_buckets(),
-                    .num_filters = f.num_filters(),
+                    .num_filters = f.num_stages(),
                     .inserted = f.count(),
                     .deleted = f.num_deletes(),
                     .bucket_size = f.bucket_size(),

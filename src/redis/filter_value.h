@@ -106,7 +106,7 @@ struct CfFamily {
   static constexpr const char* kTypeName = "bloomkitC";
   static constexpr const char* kLoadChunk = "CF.LOADCHUNK";
   static inline RedisModuleType* type = nullptr;
-  static std::uint64_t Overhead(const Filter& f) noexcept { return f.num_filters() * 64; }
+  static std::uint64_t Overhead(const Filter& f) noexcept { return f.num_stages() * 64; }
 };
 
 struct CbfFamily {

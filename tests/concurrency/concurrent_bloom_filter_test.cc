@@ -44,7 +44,7 @@ void AddDisjointSetsWhileQuerying() {
     threads.emplace_back([&, w] {
       std::uint64_t mine = 0;
       for (std::uint64_t i = 0; i < kKeysPerWriter; ++i) {
-        mine += filter.AddIfAbsent(Key(WriterTag(w), i)) ? 1U : 0U;
+        mine += filter.AddIfAbsent(Key(WriterTag(w), i)).value() ? 1U : 0U;
         published[w].store(i + 1, std::memory_order_release);
       }
       fresh.fetch_add(mine);
@@ -81,7 +81,7 @@ void AddDisjointSetsWhileQuerying() {
   auto plain = decltype(filter.Snapshot())::Create({.capacity = kWriters * kKeysPerWriter, .fp_rate = 0.01});
   ASSERT_TRUE(plain.ok());
   for (int w = 0; w < kWriters; ++w) {
-    for (std::uint64_t i = 0; i < kKeysPerWriter; ++i) plain->Add(Key(WriterTag(w), i));
+    for (std::uint64_t i = 0; i < kKeysPerWriter; ++i) EXPECT_TRUE(plain->Add(Key(WriterTag(w), i)).ok());
   }
   const auto snapshot = filter.Snapshot();
   EXPECT_TRUE(std::equal(snapshot.words().begin(), snapshot.words().end(), plain->words().begin()))
@@ -103,7 +103,7 @@ TEST(ConcurrentBloomFilterThreadsTest, SnapshotWhileAddingHoldsEveryFinishedAdd)
   std::atomic<std::uint64_t> published{0};
   std::thread writer([&] {
     for (std::uint64_t i = 0; i < 50'000; ++i) {
-      filter.Add(Key(kPresent, i));
+      EXPECT_TRUE(filter.Add(Key(kPresent, i)).ok());
       published.store(i + 1, std::memory_order_release);
     }
   });

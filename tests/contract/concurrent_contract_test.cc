@@ -11,23 +11,17 @@ namespace {
 
 struct ConcurrentClassicTraits : DefaultFilterTraits<bloomkit::ConcurrentBloomFilter> {
   static constexpr std::string_view kName = "concurrent classic";
-  static constexpr bool kSupportsMerge = false;
-  static constexpr bool kSupportsIntersect = false;
   static bloomkit::Result<Filter> Make(std::uint64_t capacity, double fp_rate) {
     return Filter::Create({.capacity = capacity, .fp_rate = fp_rate});
   }
-  static double ExpectedFpRate(const Filter& f) { return f.Snapshot().ExpectedFpRate(); }
 };
 
 struct ConcurrentBlockedTraits : DefaultFilterTraits<bloomkit::ConcurrentBlockedBloomFilter> {
   static constexpr std::string_view kName = "concurrent blocked";
   static constexpr std::size_t kUsedParams = 3;  // num_blocks, num_hashes, block layout
-  static constexpr bool kSupportsMerge = false;
-  static constexpr bool kSupportsIntersect = false;
   static bloomkit::Result<Filter> Make(std::uint64_t capacity, double fp_rate) {
     return Filter::Create({.capacity = capacity, .fp_rate = fp_rate});
   }
-  static double ExpectedFpRate(const Filter& f) { return f.Snapshot().ExpectedFpRate(); }
 };
 
 using ConcurrentKinds = ::testing::Types<ConcurrentClassicTraits, ConcurrentBlockedTraits>;

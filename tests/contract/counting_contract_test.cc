@@ -10,9 +10,8 @@ namespace {
 template <std::uint32_t kCounterBits>
 struct CountingTraits : DefaultFilterTraits<bloomkit::CountingBloomFilter> {
   static constexpr std::string_view kName = kCounterBits == 4 ? "counting/4" : "counting/8";
-  // No Merge or Intersect: a union of counters would double-count keys in both.
-  static constexpr bool kSupportsMerge = false;
-  static constexpr bool kSupportsIntersect = false;
+  // No Merge or Intersect (not a MergeableFilter): a union of counters would
+  // double-count keys in both.
   // num_counters, num_hashes, counter_bits, saturated counters.
   static constexpr std::size_t kUsedParams = 4;
   static bloomkit::Result<Filter> Make(std::uint64_t capacity, double fp_rate) {

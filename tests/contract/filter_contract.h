@@ -35,12 +35,14 @@
 //   static bloomkit::Result<Filter> Make(std::uint64_t capacity, double fp_rate);
 //       A filter designed for `capacity` keys at `fp_rate`. Make(2 * c, p) must have
 //       parameters incompatible with Make(c, p) (used for the kIncompatible tests).
-//   static void Add(Filter&, std::string_view);         // or return bloomkit::Status
+//   static bloomkit::Status Add(Filter&, std::string_view);
 //   static bool MayContain(const Filter&, std::string_view);
-//   static bool AddIfAbsent(Filter&, std::string_view); // or return Result<bool>
+//   static bloomkit::Result<bool> AddIfAbsent(Filter&, std::string_view);
 //   static double ExpectedFpRate(const Filter&);
 //       The rate the kind's formula predicts for absent keys in the filter's current
-//       state, called after kFprCapacity keys are in (classic: (1 - e^{-kn/m})^k).
+//       state, called after kFprCapacity keys are in: ExpectedFpRate() (the rate at
+//       capacity), or EstimatedFpRate() for a kind whose rate at capacity is a bound
+//       (scalable, cuckoo).
 //   static void Clear(Filter&);
 //   static std::vector<std::byte> Serialize(const Filter&, const bloomkit::SaveOptions&);
 //   static bloomkit::Result<Filter> Deserialize(std::span<const std::byte>,
@@ -49,7 +51,8 @@
 //   static bloomkit::Status Intersect(Filter&, const Filter&);  // if kSupportsIntersect
 //
 //   Flags and constants (DefaultFilterTraits gives the values in brackets):
-//   kSupportsMerge [true], kSupportsIntersect [true], kSupportsAddIfAbsent [true]
+//   kSupportsMerge [bloomkit::MergeableFilter<Filter>], kSupportsIntersect [Filter has
+//   Intersect], kSupportsAddIfAbsent [true]
 //   kFprCapacity [10^6], kFprRate [0.01]: the FPR test's filter; keep kFprCapacity at
 //       10^6 (the bound is then 3.3% of a 1% rate), lower kFprRate only if the kind cannot reach 1%.
 //   kUsedParams [2]: header parameter slots 0..kUsedParams-1 carry the kind's
@@ -59,8 +62,7 @@
 //   kOtherKind [classic, or blocked for the classic kind]: a known kind that is not
 //       this one, written into a header to provoke kWrongKind.
 //
-// The AddIfAbsent and Add return types are detected: bool / void are used directly,
-// Result<bool> / Status must be ok (a filter at or below capacity has room).
+// Add and AddIfAbsent must be ok (a filter at or below capacity has room).
 //
 // Example (tests/contract/classic_contract_test.cc):
 //   struct ClassicTraits : bloomkit_test::DefaultFilterTraits<bloomkit::BloomFilter> {
@@ -90,6 +92,7 @@
 #include <utility>
 #include <vector>
 
+#include "bloomkit/filter.h"
 #include "bloomkit/format.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
@@ -98,13 +101,13 @@
 
 namespace bloomkit_test {
 
-// Forwards to the filter's own members; a kind overrides what differs.
-template <typename F>
+// Forwards to the filter's own members (bloomkit/filter.h); a kind overrides what differs.
+template <bloomkit::Filter F>
 struct DefaultFilterTraits {
   using Filter = F;
 
-  static constexpr bool kSupportsMerge = true;
-  static constexpr bool kSupportsIntersect = true;
+  static constexpr bool kSupportsMerge = bloomkit::MergeableFilter<F>;
+  static constexpr bool kSupportsIntersect = requires(F & f, const F& other) { f.Intersect(other); };
   static constexpr bool kSupportsAddIfAbsent = true;
   static constexpr std::uint64_t kFprCapacity = 1'000'000;
   static constexpr double kFprRate = 0.01;
@@ -115,8 +118,8 @@ struct DefaultFilterTraits {
   static constexpr bloomkit::FilterKind kOtherKind =
       F::kKind == bloomkit::FilterKind::kClassic ? bloomkit::FilterKind::kBlocked : bloomkit::FilterKind::kClassic;
 
-  static decltype(auto) Add(Filter& f, std::string_view key) { return f.Add(key); }
-  static decltype(auto) AddIfAbsent(Filter& f, std::string_view key) { return f.AddIfAbsent(key); }
+  static bloomkit::Status Add(Filter& f, std::string_view key) { return f.Add(key); }
+  static bloomkit::Result<bool> AddIfAbsent(Filter& f, std::string_view key) { return f.AddIfAbsent(key); }
   static bool MayContain(const Filter& f, std::string_view key) { return f.MayContain(key); }
   static double ExpectedFpRate(const Filter& f) { return f.ExpectedFpRate(); }
   static void Clear(Filter& f) { f.Clear(); }
@@ -154,24 +157,15 @@ class FilterContractTest : public ::testing::Test {
   }
 
   static void AddKey(Filter& f, std::string_view key) {
-    using R = decltype(Traits::Add(f, key));
-    if constexpr (std::is_void_v<R>) {
-      Traits::Add(f, key);
-    } else {
-      const auto st = Traits::Add(f, key);
-      ASSERT_TRUE(st.ok()) << Describe(st);
-    }
+    const bloomkit::Status st = Traits::Add(f, key);
+    ASSERT_TRUE(st.ok()) << Describe(st);
   }
 
   // AddIfAbsent as a plain bool; an error fails the test.
   static bool AddIfAbsentKey(Filter& f, std::string_view key) {
-    auto r = Traits::AddIfAbsent(f, key);
-    if constexpr (std::is_same_v<decltype(r), bool>) {
-      return r;
-    } else {
-      EXPECT_TRUE(r.ok()) << Describe(r);
-      return r.ok() && r.value();
-    }
+    const bloomkit::Result<bool> r = Traits::AddIfAbsent(f, key);
+    EXPECT_TRUE(r.ok()) << Describe(r);
+    return r.ok() && r.value();
   }
 
   static void AddRange(Filter& f, char tag, std::uint64_t first, std::uint64_t count) {

@@ -32,17 +32,17 @@ std::string Key(int i) {
 
 std::vector<Sample<bloomkit::BloomFilter>> Samples(bloomkit::BloomFilter* /*tag*/) {
   auto f = bloomkit::BloomFilter::Create({.num_bits = 512, .num_hashes = 3});
-  for (int i = 0; i < 20; ++i) f->Add(Key(i));
+  for (int i = 0; i < 20; ++i) EXPECT_TRUE(f->Add(Key(i)).ok());
   return {{"classic", std::move(f).value()}};
 }
 std::vector<Sample<bloomkit::BlockedBloomFilter>> Samples(bloomkit::BlockedBloomFilter* /*tag*/) {
   auto f = bloomkit::BlockedBloomFilter::Create({.num_bits = 1024, .num_hashes = 4});
-  for (int i = 0; i < 20; ++i) f->Add(Key(i));
+  for (int i = 0; i < 20; ++i) EXPECT_TRUE(f->Add(Key(i)).ok());
   return {{"blocked", std::move(f).value()}};
 }
 std::vector<Sample<bloomkit::CountingBloomFilter>> Samples(bloomkit::CountingBloomFilter* /*tag*/) {
   auto f = bloomkit::CountingBloomFilter::Create({.bloom = {.num_bits = 256, .num_hashes = 3}});
-  for (int i = 0; i < 20; ++i) f->Add(Key(i));
+  for (int i = 0; i < 20; ++i) EXPECT_TRUE(f->Add(Key(i)).ok());
   return {{"counting", std::move(f).value()}};
 }
 std::vector<Sample<bloomkit::ScalableBloomFilter>> Samples(bloomkit::ScalableBloomFilter* /*tag*/) {

@@ -65,12 +65,16 @@ int WriteBloomKind(const fs::path& dir) {
   for (const std::uint64_t keys : {std::uint64_t{0}, std::uint64_t{5}, std::uint64_t{40}}) {
     auto filter = Filter::Create({.num_bits = 1000, .num_hashes = 3});
     if (!filter.ok()) return 1;
-    for (std::uint64_t i = 0; i < keys; ++i) filter->Add("key:" + std::to_string(i));
+    for (std::uint64_t i = 0; i < keys; ++i) {
+      if (!filter->Add("key:" + std::to_string(i)).ok()) return 1;
+    }
     failures += Write(dir, "m1000_k3_n" + std::to_string(keys), filter.value());
   }
   auto sized = Filter::Create({.capacity = 50, .fp_rate = 0.01});
   if (!sized.ok()) return 1;
-  for (int i = 0; i < 50; ++i) sized->Add("item" + std::to_string(i));
+  for (int i = 0; i < 50; ++i) {
+    if (!sized->Add("item" + std::to_string(i)).ok()) return 1;
+  }
   return failures + Write(dir, "n50_p1pct_full", sized.value());
 }
 
@@ -109,7 +113,7 @@ std::vector<std::pair<std::string, bloomkit::CountingBloomFilter>> CountingSampl
   for (const std::uint32_t bits : {4U, 8U}) {
     auto f = bloomkit::CountingBloomFilter::Create({.bloom = {.num_bits = 200, .num_hashes = 3}, .counter_bits = bits});
     if (!f.ok()) continue;
-    for (int i = 0; i < 30; ++i) f->Add("key:" + std::to_string(i % 20));
+    for (int i = 0; i < 30; ++i) static_cast<void>(f->Add("key:" + std::to_string(i % 20)));  // cannot fail
     out.emplace_back("m200_k3_c" + std::to_string(bits), std::move(f).value());
   }
   return out;
@@ -120,7 +124,7 @@ std::vector<std::pair<std::string, bloomkit::ScalableBloomFilter>> ScalableSampl
   for (const int keys : {0, 10, 60}) {
     auto f = bloomkit::ScalableBloomFilter::Create({.initial_capacity = 16, .fp_rate = 0.01});
     if (!f.ok()) continue;
-    for (int i = 0; i < keys; ++i) bloomkit::IgnoreError(f->AddIfAbsent("key:" + std::to_string(i)));
+    for (int i = 0; i < keys; ++i) static_cast<void>(f->AddIfAbsent("key:" + std::to_string(i)));
     out.emplace_back("n16_p1pct_keys" + std::to_string(keys), std::move(f).value());
   }
   return out;
@@ -132,7 +136,7 @@ std::vector<std::pair<std::string, bloomkit::CuckooFilter>> CuckooSamples() {
     for (const int keys : {0, 40}) {
       auto f = bloomkit::CuckooFilter::Create({.capacity = 16, .fp_rate = 0.01, .bucket_size = bucket});
       if (!f.ok()) continue;
-      for (int i = 0; i < keys; ++i) bloomkit::IgnoreError(f->Add("key:" + std::to_string(i)));
+      for (int i = 0; i < keys; ++i) static_cast<void>(f->Add("key:" + std::to_string(i)));
       out.emplace_back("n16_b" + std::to_string(bucket) + "_keys" + std::to_string(keys), std::move(f).value());
     }
   }

@@ -48,6 +48,10 @@ struct Recipe {
   std::function<std::vector<std::byte>()> build;
 };
 
+inline void OkOrThrow(const bloomkit::Status& status) {
+  if (!status.ok()) throw std::runtime_error(status.error().message());
+}
+
 template <typename Filter, typename Options = bloomkit::BloomOptions>
 Filter MakeOrThrow(const Options& options) {
   auto f = Filter::Create(options);
@@ -58,12 +62,8 @@ Filter MakeOrThrow(const Options& options) {
 template <typename Filter, typename Options = bloomkit::BloomOptions>
 std::vector<std::byte> WithKeys(const Options& options, std::uint64_t n, bool compress) {
   Filter f = MakeOrThrow<Filter>(options);
-  for (const std::string& key : Keys(n)) f.Add(key);
+  for (const std::string& key : Keys(n)) OkOrThrow(f.Add(key));
   return f.Serialize(bloomkit::SaveOptions{.compress = compress});
-}
-
-inline void OkOrThrow(const bloomkit::Status& status) {
-  if (!status.ok()) throw std::runtime_error(status.error().message());
 }
 
 // key:0 .. key:<n-1> into a scalable filter (AddIfAbsent: its only add).
@@ -104,14 +104,14 @@ inline const std::vector<Recipe>& Recipes() {
        KeyForm::kHashes, 200,
        [] {
          BloomFilter f = MakeOrThrow<BloomFilter>({.capacity = 200, .fp_rate = 0.01});
-         for (std::uint64_t i = 0; i < 200; ++i) f.AddHash(i);
+         for (std::uint64_t i = 0; i < 200; ++i) OkOrThrow(f.AddHash(i));
          return f.Serialize();
        }},
       {"classic_integers.bkf", "classic, capacity 200 at 1%, IntegerKey(-100..99): integer key bytes",
        FilterKind::kClassic, false, KeyForm::kIntegers, 200,
        [] {
          BloomFilter f = MakeOrThrow<BloomFilter>({.capacity = 200, .fp_rate = 0.01});
-         for (std::int64_t i = -100; i < 100; ++i) f.Add(bloomkit::IntegerKey(i));
+         for (std::int64_t i = -100; i < 100; ++i) OkOrThrow(f.Add(bloomkit::IntegerKey(i)));
          return f.Serialize();
        }},
       {"blocked_500.bkf", "blocked, capacity 1000 at 1%, key:0..key:499: block choice, salts, lanes",
@@ -135,7 +135,7 @@ inline const std::vector<Recipe>& Recipes() {
        [] {
          BlockedBloomFilter f = MakeOrThrow<BlockedBloomFilter>(
              {.num_bits = 2048, .num_hashes = 5, .blocked_layout = bloomkit::BlockedLayout::kLanes256});
-         for (std::uint64_t i = 0; i < 100; ++i) f.AddHash(i);
+         for (std::uint64_t i = 0; i < 100; ++i) static_cast<void>(f.AddHash(i));
          return f.Serialize();
        }},
       // Counting, scalable and cuckoo filters are what the Redis module writes into RDB
@@ -154,7 +154,7 @@ inline const std::vector<Recipe>& Recipes() {
              bloomkit::CountingOptions{.bloom = {.capacity = 500, .fp_rate = 0.01}, .counter_bits = 8});
          const std::vector<std::string> keys = Keys(400);
          for (int round = 0; round < 2; ++round) {
-           for (const std::string& key : keys) f.Add(key);
+           for (const std::string& key : keys) OkOrThrow(f.Add(key));
          }
          for (std::size_t i = 200; i < 400; ++i) static_cast<void>(f.Remove(keys[i]));
          for (std::size_t i = 300; i < 400; ++i) static_cast<void>(f.Remove(keys[i]));

@@ -74,7 +74,7 @@ TEST(BigFilterTest, ClassicPast2To34BitsUsesFull64BitPositions) {
   keys.reserve(16);
   for (int i = 0; i < 16; ++i) keys.push_back("big:" + std::to_string(i));
   std::vector<std::string_view> views(keys.begin(), keys.end());
-  filter.AddBatch(views);
+  ASSERT_TRUE(filter.AddBatch(views).ok());
   std::unique_ptr<bool[]> out(new bool[views.size()]);
   EXPECT_EQ(filter.MayContainBatch(views, std::span<bool>(out.get(), views.size())), views.size());
   for (const std::string& key : keys) EXPECT_TRUE(filter.MayContain(key));
@@ -114,7 +114,7 @@ TEST(BigFilterTest, BlockedPast2To34BitsReachesItsLastBlock) {
     keys.reserve(16);
     for (int i = 0; i < 16; ++i) keys.push_back("big:" + std::to_string(i));
     std::vector<std::string_view> views(keys.begin(), keys.end());
-    filter.AddBatch(views);
+    ASSERT_TRUE(filter.AddBatch(views).ok());
     std::unique_ptr<bool[]> out(new bool[views.size()]);
     EXPECT_EQ(filter.MayContainBatch(views, std::span<bool>(out.get(), views.size())), views.size());
   }

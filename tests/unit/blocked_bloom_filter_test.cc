@@ -159,7 +159,7 @@ TEST(BlockedKernelsTest, FilterMatchesThePortableKernel) {
     std::vector<Block> portable(blocks);
     for (std::uint64_t i = 0; i < 20'000; ++i) {
       const Key key('p', i);
-      f.Add(key);
+      EXPECT_TRUE(f.Add(key).ok());
       const HashPair h = HashKey(key);
       kernels::BlockInsertPortable(portable[FastRange64(h.h1, blocks)].lanes, h.h2, enable.words);
     }
@@ -306,7 +306,7 @@ TEST(BlockedBloomFilterHashingTest, KnownBlocksAndLanes) {
     ASSERT_EQ(f.num_blocks(), 1000U);
     EXPECT_EQ(FastRange64(HashKey(c.key).h1, 1000), c.block);
     EXPECT_EQ(ReferenceMasks(HashKey(c.key).h2, c.k), c.lanes);
-    f.Add(c.key);
+    EXPECT_TRUE(f.Add(c.key).ok());
     const auto words = f.words();
     for (std::uint64_t b = 0; b < 1000; ++b) {
       for (std::uint64_t j = 0; j < 8; ++j) {
@@ -399,21 +399,21 @@ TEST(BlockedBloomFilterTest, EstimatesFollowTheFill) {
   auto f = MakeFilter({.capacity = kKeys, .fp_rate = 0.01});
   EXPECT_EQ(f.EstimatedCount(), 0U);
   EXPECT_EQ(f.EstimatedFpRate(), 0.0);
-  for (std::uint64_t i = 0; i < kKeys; ++i) f.Add(Key('p', i));
+  for (std::uint64_t i = 0; i < kKeys; ++i) EXPECT_TRUE(f.Add(Key('p', i)).ok());
   EXPECT_LE(f.count(), kKeys);
   EXPECT_GE(f.count(), kKeys * 97 / 100);
   EXPECT_NEAR(static_cast<double>(f.EstimatedCount()), kKeys, kKeys * 0.03);
   EXPECT_NEAR(f.EstimatedFpRate(), f.ExpectedFpRate(), f.ExpectedFpRate() * 0.2);
-  for (std::uint64_t i = kKeys; i < 3 * kKeys; ++i) f.Add(Key('p', i));
+  for (std::uint64_t i = kKeys; i < 3 * kKeys; ++i) EXPECT_TRUE(f.Add(Key('p', i)).ok());
   EXPECT_GT(f.EstimatedFpRate(), 10 * f.fp_rate()) << "an overfull filter must show it";
 }
 
 TEST(BlockedBloomFilterTest, ClearAndAddIfAbsent) {
   auto f = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
-  EXPECT_TRUE(f.AddIfAbsent("x"));
-  EXPECT_FALSE(f.AddIfAbsent("x"));
+  EXPECT_TRUE(f.AddIfAbsent("x").value());
+  EXPECT_FALSE(f.AddIfAbsent("x").value());
   EXPECT_EQ(f.count(), 1U);
-  for (std::uint64_t i = 0; i < 1000; ++i) f.Add(Key('p', i));
+  for (std::uint64_t i = 0; i < 1000; ++i) EXPECT_TRUE(f.Add(Key('p', i)).ok());
   f.Clear();
   EXPECT_EQ(f.CountSetBits(), 0U);
   EXPECT_EQ(f.count(), 0U);
@@ -423,12 +423,12 @@ TEST(BlockedBloomFilterTest, ClearAndAddIfAbsent) {
 TEST(BlockedBloomFilterTest, AddHashUsesTheExpandedHash) {
   auto a = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
   auto b = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
-  a.AddHash(42);
+  EXPECT_TRUE(a.AddHash(42).ok());
   b.AddHashPair(ExpandHash(42));
   EXPECT_TRUE(a == b);
   EXPECT_TRUE(a.MayContainHash(42));
-  EXPECT_FALSE(a.AddHashIfAbsent(42));
-  EXPECT_TRUE(a.AddHashIfAbsent(43));
+  EXPECT_FALSE(a.AddHashIfAbsent(42).value());
+  EXPECT_TRUE(a.AddHashIfAbsent(43).value());
 }
 
 // Single-key calls take a short-key and a long-key path (hash_inline.h); both must hash
@@ -441,13 +441,13 @@ TEST(BlockedBloomFilterTest, SingleKeyCallsHashAsHashKeyAtEveryLength) {
     for (char& c : key) c = static_cast<char>(rng());
     auto by_key = MakeFilter({.capacity = 100, .fp_rate = 0.01});
     auto by_hash = MakeFilter({.capacity = 100, .fp_rate = 0.01});
-    by_key.Add(key);
+    EXPECT_TRUE(by_key.Add(key).ok());
     by_hash.AddHashPair(HashKey(key));
     ASSERT_TRUE(by_key == by_hash) << "Add, key of " << len << " bytes";
     ASSERT_TRUE(by_hash.MayContain(key)) << len;
-    ASSERT_FALSE(by_hash.AddIfAbsent(key)) << len;
+    ASSERT_FALSE(by_hash.AddIfAbsent(key).value()) << len;
     auto fresh = MakeFilter({.capacity = 100, .fp_rate = 0.01});
-    ASSERT_TRUE(fresh.AddIfAbsent(key)) << len;
+    ASSERT_TRUE(fresh.AddIfAbsent(key).value()) << len;
     ASSERT_TRUE(fresh == by_hash) << "AddIfAbsent, key of " << len << " bytes";
   }
 }
@@ -456,7 +456,7 @@ const std::uint64_t kBatchSizes[] = {0, 1, 3, 15, 16, 17, 31, 33, 1000, 4099};
 
 TEST(BlockedBloomFilterBatchTest, BatchesEqualSingleKeyCalls) {
   auto f = MakeFilter({.capacity = 3000, .fp_rate = 0.05});
-  for (std::uint64_t i = 0; i < 3000; ++i) f.Add(Key('p', i));
+  for (std::uint64_t i = 0; i < 3000; ++i) EXPECT_TRUE(f.Add(Key('p', i)).ok());
   for (const std::uint64_t n : kBatchSizes) {
     KeySet present('p', 0, n);
     KeySet absent('a', 0, n);
@@ -475,8 +475,8 @@ TEST(BlockedBloomFilterBatchTest, BatchesEqualSingleKeyCalls) {
 
     auto batched = MakeFilter({.capacity = 2000, .fp_rate = 0.01});
     auto single = MakeFilter({.capacity = 2000, .fp_rate = 0.01});
-    batched.AddBatch(present.views);
-    for (const auto key : present.views) single.Add(key);
+    EXPECT_TRUE(batched.AddBatch(present.views).ok());
+    for (const auto key : present.views) EXPECT_TRUE(single.Add(key).ok());
     EXPECT_TRUE(batched == single) << "batch of " << n;
     EXPECT_EQ(batched.Serialize(), single.Serialize()) << "batch of " << n;
   }
@@ -490,8 +490,8 @@ TEST(BlockedBloomFilterBatchTest, BatchesOfAFilterInMemoryEqualSingleKeyCalls) {
   KeySet present('p', 0, 5'000);
   KeySet absent('a', 0, 5'000);
   auto single = f;
-  f.AddBatch(present.views);
-  for (const auto key : present.views) single.Add(key);
+  EXPECT_TRUE(f.AddBatch(present.views).ok());
+  for (const auto key : present.views) EXPECT_TRUE(single.Add(key).ok());
   ASSERT_TRUE(f == single);
   for (const std::size_t n : {std::size_t{63}, std::size_t{64}, std::size_t{65}, std::size_t{5'000}}) {
     std::vector<std::string_view> keys;
@@ -515,8 +515,8 @@ TEST(BlockedBloomFilterBatchTest, HashBatchesEqualSingleHashCalls) {
   for (std::uint64_t i = 0; i < 1000; ++i) hashes.push_back(bloomkit_test::SplitMix64(i * 17 + 3));
   auto batched = MakeFilter({.capacity = 2000, .fp_rate = 0.01});
   auto single = MakeFilter({.capacity = 2000, .fp_rate = 0.01});
-  batched.AddHashBatch(std::span<const std::uint64_t>(hashes).first(500));
-  for (std::size_t i = 0; i < 500; ++i) single.AddHash(hashes[i]);
+  EXPECT_TRUE(batched.AddHashBatch(std::span<const std::uint64_t>(hashes).first(500)).ok());
+  for (std::size_t i = 0; i < 500; ++i) EXPECT_TRUE(single.AddHash(hashes[i]).ok());
   EXPECT_TRUE(batched == single);
   std::unique_ptr<bool[]> out(new bool[hashes.size()]);
   const std::size_t hits = batched.MayContainHashBatch(hashes, std::span<bool>(out.get(), hashes.size()));
@@ -536,8 +536,8 @@ TEST(BlockedBloomFilterBatchTest, HashBatchesEqualSingleHashCalls) {
 TEST(BlockedBloomFilterMergeTest, UnionAndIntersectionOfBits) {
   auto a = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
   auto b = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
-  for (std::uint64_t i = 0; i < 300; ++i) a.Add(Key('A', i));
-  for (std::uint64_t i = 0; i < 300; ++i) b.Add(Key('B', i));
+  for (std::uint64_t i = 0; i < 300; ++i) EXPECT_TRUE(a.Add(Key('A', i)).ok());
+  for (std::uint64_t i = 0; i < 300; ++i) EXPECT_TRUE(b.Add(Key('B', i)).ok());
   auto merged = a;
   ASSERT_TRUE(merged.Merge(b).ok());
   auto intersected = a;
@@ -569,9 +569,9 @@ TEST(BlockedBloomFilterMergeTest, DifferentBlocksOrHashesAreIncompatible) {
 
 TEST(BlockedBloomFilterValueTest, CopiesAreDeepAndMovesSteal) {
   auto a = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
-  a.Add("one");
+  EXPECT_TRUE(a.Add("one").ok());
   BlockedBloomFilter copy = a;
-  copy.Add("two");
+  EXPECT_TRUE(copy.Add("two").ok());
   EXPECT_FALSE(a.MayContain("two"));
   EXPECT_TRUE(copy.MayContain("one"));
   const std::uint64_t* data = copy.words().data();

@@ -66,9 +66,9 @@ TEST(BlockedLanesTest, BitsAreTheDocumentedPattern) {
     std::vector<std::uint32_t> expected(37 * 8, 0);
     for (int i = 0; i < 300; ++i) {
       const std::string key = "key:" + std::to_string(i);
-      f.Add(key);
+      ASSERT_TRUE(f.Add(key).ok());
       ReferenceInsert(expected, 37, k, HashKey64(key));
-      f.AddHash(static_cast<std::uint64_t>(i));
+      ASSERT_TRUE(f.AddHash(static_cast<std::uint64_t>(i)).ok());
       ReferenceInsert(expected, 37, k, ExpandHash(static_cast<std::uint64_t>(i)).h2);
     }
     EXPECT_EQ(LanesOf(f), expected) << "k = " << k;
@@ -137,12 +137,12 @@ TEST(BlockedLanesTest, BatchesMatchSingleKeys) {
     std::vector<std::string> keys;
     for (std::uint64_t i = 0; i < capacity; ++i) keys.push_back("k" + std::to_string(i * 7919));
     std::vector<std::string_view> views(keys.begin(), keys.end());
-    for (const auto& key : keys) single.Add(key);
-    batch.AddBatch(views);
+    for (const auto& key : keys) ASSERT_TRUE(single.Add(key).ok());
+    ASSERT_TRUE(batch.AddBatch(views).ok());
     std::vector<std::uint64_t> hashes;
     for (std::uint64_t i = 0; i < 1000; ++i) hashes.push_back(i * 31);
-    for (std::uint64_t h : hashes) single.AddHash(h);
-    batch.AddHashBatch(hashes);
+    for (std::uint64_t h : hashes) ASSERT_TRUE(single.AddHash(h).ok());
+    ASSERT_TRUE(batch.AddHashBatch(hashes).ok());
     EXPECT_EQ(single, batch);
     std::vector<std::string> probes;
     for (std::uint64_t i = 0; i < 5000; ++i) probes.push_back("p" + std::to_string(i));
@@ -166,7 +166,7 @@ TEST(BlockedLanesTest, NoFalseNegativesAndRateAtTheory) {
   BlockedBloomFilter f = Make(Lanes({.capacity = n, .fp_rate = 0.01}));
   EXPECT_EQ(f.num_hashes(), 8U);
   EXPECT_NEAR(static_cast<double>(f.num_bits()) / static_cast<double>(n), 10.53, 0.01);
-  for (std::uint64_t i = 0; i < n; ++i) f.Add(IntegerKey(i));
+  for (std::uint64_t i = 0; i < n; ++i) ASSERT_TRUE(f.Add(IntegerKey(i)).ok());
   for (std::uint64_t i = 0; i < n; ++i) ASSERT_TRUE(f.MayContain(IntegerKey(i))) << i;
   std::uint64_t fp = 0;
   const std::uint64_t q = 200'000;
@@ -195,7 +195,7 @@ TEST(BlockedLanesTest, SizingPinned) {
 
 TEST(BlockedLanesTest, RoundTripAndFileFields) {
   BlockedBloomFilter f = Make(Lanes({.capacity = 1000, .fp_rate = 0.01}));
-  for (int i = 0; i < 500; ++i) f.Add("key:" + std::to_string(i));
+  for (int i = 0; i < 500; ++i) ASSERT_TRUE(f.Add("key:" + std::to_string(i)).ok());
   for (const bool compress : {false, true}) {
     const std::vector<std::byte> bytes = f.Serialize({.compress = compress});
     auto header = InspectBytes(bytes);
@@ -269,8 +269,8 @@ TEST(BlockedLanesTest, MergeNeedsTheSameLayout) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().code(), ErrorCode::kIncompatible);
   BlockedBloomFilter c = Make(Lanes({.num_bits = 512 * 8, .num_hashes = 8}));
-  a.Add("x");
-  c.Add("y");
+  ASSERT_TRUE(a.Add("x").ok());
+  ASSERT_TRUE(c.Add("y").ok());
   ASSERT_TRUE(a.Merge(c).ok());
   EXPECT_TRUE(a.MayContain("x"));
   EXPECT_TRUE(a.MayContain("y"));

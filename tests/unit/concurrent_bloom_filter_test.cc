@@ -29,8 +29,8 @@ void ExpectSameFilesBothWays() {
   std::uint64_t fresh_plain = 0;
   std::uint64_t fresh_concurrent = 0;
   for (std::uint64_t i = 0; i < 50'000; ++i) {
-    fresh_plain += plain->AddIfAbsent(Key(kPresent, i)) ? 1U : 0U;
-    fresh_concurrent += concurrent->AddIfAbsent(Key(kPresent, i)) ? 1U : 0U;
+    fresh_plain += plain->AddIfAbsent(Key(kPresent, i)).value() ? 1U : 0U;
+    fresh_concurrent += concurrent->AddIfAbsent(Key(kPresent, i)).value() ? 1U : 0U;
   }
   EXPECT_EQ(fresh_plain, fresh_concurrent) << "AddIfAbsent disagrees";
   EXPECT_EQ(concurrent->count(), plain->count());
@@ -65,12 +65,12 @@ TEST(ConcurrentBloomFilterTest, SameBitsAndFileAsBlockedBloomFilter) {
 TEST(ConcurrentBloomFilterTest, AdoptsAFilterWithItsKeysAndCount) {
   auto plain = BloomFilter::Create({.capacity = 1000});
   ASSERT_TRUE(plain.ok());
-  for (std::uint64_t i = 0; i < 500; ++i) plain->Add(Key(kPresent, i));
+  for (std::uint64_t i = 0; i < 500; ++i) EXPECT_TRUE(plain->Add(Key(kPresent, i)).ok());
   const std::uint64_t count = plain->count();
   ConcurrentBloomFilter f(std::move(plain).value());
   EXPECT_EQ(f.count(), count);
   for (std::uint64_t i = 0; i < 500; ++i) ASSERT_TRUE(f.MayContain(Key(kPresent, i)));
-  EXPECT_FALSE(f.AddIfAbsent(Key(kPresent, 0)));
+  EXPECT_FALSE(f.AddIfAbsent(Key(kPresent, 0)).value());
   f.Clear();
   EXPECT_EQ(f.count(), 0U);
   EXPECT_FALSE(f.MayContain(Key(kPresent, 0)));

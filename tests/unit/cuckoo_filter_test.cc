@@ -128,7 +128,7 @@ TEST_P(CuckooDeleteTest, RemovedKeysGoAndTheOthersStay) {
   // The packed neighbours of removed slots were not disturbed: remove the rest too.
   for (std::uint64_t i = 1; i < kKeys; i += 2) ASSERT_TRUE(f.Remove(Key(kPresent, i))) << i;
   EXPECT_EQ(f.count(), 0U);
-  EXPECT_DOUBLE_EQ(f.LoadFactor(), 0.0);
+  EXPECT_DOUBLE_EQ(f.FillRatio(), 0.0);
   for (std::uint64_t i = 0; i < 1000; ++i) ASSERT_FALSE(f.MayContain(Key(kPresent, i))) << "empty filter reports " << i;
 }
 
@@ -137,11 +137,11 @@ INSTANTIATE_TEST_SUITE_P(FingerprintBits, CuckooDeleteTest, testing::Values(8U, 
 TEST(CuckooFilterTest, DuplicatesAreCountedAndRemovedOneAtATime) {
   CuckooFilter f = Make({.capacity = 1000});
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(f.Add("dup").ok());
-  EXPECT_EQ(f.Count("dup"), 5U);
+  EXPECT_EQ(f.Occurrences("dup"), 5U);
   EXPECT_EQ(f.count(), 5U);
   for (int left = 4; left >= 0; --left) {
     ASSERT_TRUE(f.Remove("dup"));
-    EXPECT_EQ(f.Count("dup"), static_cast<std::uint64_t>(left));
+    EXPECT_EQ(f.Occurrences("dup"), static_cast<std::uint64_t>(left));
   }
   EXPECT_FALSE(f.Remove("dup"));
   EXPECT_FALSE(f.MayContain("dup"));
@@ -150,7 +150,7 @@ TEST(CuckooFilterTest, DuplicatesAreCountedAndRemovedOneAtATime) {
   ASSERT_TRUE(first.ok() && second.ok());
   EXPECT_TRUE(first.value());
   EXPECT_FALSE(second.value());
-  EXPECT_EQ(f.Count("once"), 1U);
+  EXPECT_EQ(f.Occurrences("once"), 1U);
 }
 
 // Fills a non-growing filter until Add first reports kFull; returns how many Adds
@@ -174,10 +174,10 @@ TEST(CuckooFilterTest, LoadFactorBeforeTheFirstFailedInsert) {
       CuckooFilter f = Make({.capacity = capacity, .fp_rate = 0.01, .bucket_size = b, .expansion = 0});
       const std::uint64_t added = FillUntilFull(f, kPresent);
       EXPECT_EQ(f.count(), added);
-      EXPECT_GE(f.LoadFactor(), bloomkit::CuckooMaxLoad(b));
+      EXPECT_GE(f.FillRatio(), bloomkit::CuckooMaxLoad(b));
       EXPECT_GE(added, capacity) << "the filter did not hold its capacity";
       if (b == 4) {
-        EXPECT_GE(f.LoadFactor(), 0.95);
+        EXPECT_GE(f.FillRatio(), 0.95);
       }
     }
   }
@@ -285,7 +285,7 @@ TEST(CuckooFilterTest, ReplayingOnlySuccessfulWritesGivesTheSameBytes) {
 TEST(CuckooFilterTest, WithoutKicksTheVictimStillKeepsEveryKey) {
   CuckooFilter f = Make({.capacity = 2000, .max_kicks = 0, .expansion = 0});
   const std::uint64_t added = FillUntilFull(f, kPresent);
-  EXPECT_LT(f.LoadFactor(), 0.95) << "two choices without kicks should fill less";
+  EXPECT_LT(f.FillRatio(), 0.95) << "two choices without kicks should fill less";
   for (std::uint64_t i = 0; i < added; ++i) ASSERT_TRUE(f.MayContain(Key(kPresent, i))) << i;
 }
 
@@ -293,14 +293,14 @@ TEST(CuckooFilterTest, GrowsBySubFiltersAndStopsAtItsLimits) {
   CuckooFilter f = Make({.capacity = 1000, .fp_rate = 0.01, .expansion = 2});
   const std::uint64_t first_buckets = f.num_buckets();
   for (std::uint64_t i = 0; i < 10'000; ++i) ASSERT_TRUE(f.Add(Key(kPresent, i)).ok()) << i;
-  EXPECT_GE(f.num_filters(), 3U);
+  EXPECT_GE(f.num_stages(), 3U);
   // Sub-filter j has first_buckets * 2^j buckets.
-  EXPECT_EQ(f.num_buckets(), first_buckets * ((std::uint64_t{1} << f.num_filters()) - 1));
+  EXPECT_EQ(f.num_buckets(), first_buckets * ((std::uint64_t{1} << f.num_stages()) - 1));
   for (std::uint64_t i = 0; i < 10'000; ++i) ASSERT_TRUE(f.MayContain(Key(kPresent, i))) << i;
   for (std::uint64_t i = 0; i < 10'000; i += 3) ASSERT_TRUE(f.Remove(Key(kPresent, i))) << i;
   for (std::uint64_t i = 1; i < 10'000; i += 3) ASSERT_TRUE(f.MayContain(Key(kPresent, i))) << i;
   // Each sub-filter adds its own chance of a false positive.
-  EXPECT_NEAR(f.ExpectedFpRate(), 1 - std::pow(1 - bloomkit::CuckooFpRate(4, 12), static_cast<double>(f.num_filters())),
+  EXPECT_NEAR(f.ExpectedFpRate(), 1 - std::pow(1 - bloomkit::CuckooFpRate(4, 12), static_cast<double>(f.num_stages())),
               1e-12);
 
   CuckooFilter capped = Make({.capacity = 1000, .expansion = 1, .max_filters = 2});
@@ -310,7 +310,7 @@ TEST(CuckooFilterTest, GrowsBySubFiltersAndStopsAtItsLimits) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().code(), ErrorCode::kFull);
   EXPECT_NE(st.error().message().find("max_filters"), std::string::npos) << st.error().message();
-  EXPECT_EQ(capped.num_filters(), 2U);
+  EXPECT_EQ(capped.num_stages(), 2U);
   for (std::uint64_t j = 0; j + 1 < i; ++j) ASSERT_TRUE(capped.MayContain(Key(kPresent, j))) << j;
 
   CuckooFilter small = Make({.capacity = 1000, .expansion = 4, .max_memory_bytes = 10'000});
@@ -332,7 +332,7 @@ TEST(CuckooFilterTest, RemovingFromGrownSubFiltersNeverLosesAKey) {
     CuckooFilter f = Make({.capacity = 2000, .fingerprint_bits = 8, .expansion = expansion});
     constexpr std::uint64_t kKeys = 30'000;
     for (std::uint64_t i = 0; i < kKeys; ++i) ASSERT_TRUE(f.Add(Key(kPresent, i)).ok()) << i;
-    EXPECT_GE(f.num_filters(), 3U);
+    EXPECT_GE(f.num_stages(), 3U);
     for (std::uint64_t i = 0; i < kKeys; ++i) ASSERT_TRUE(f.MayContain(Key(kPresent, i))) << i;
     for (std::uint64_t i = 0; i < kKeys; i += 3) ASSERT_TRUE(f.Remove(Key(kPresent, i))) << "remove " << i;
     std::uint64_t lost = 0;
@@ -359,9 +359,9 @@ TEST(CuckooFilterTest, ExpansionIsRoundedUpToAPowerOfTwo) {
 TEST(CuckooFilterTest, ClearDropsSubFilters) {
   CuckooFilter f = Make({.capacity = 100});
   for (std::uint64_t i = 0; i < 1000; ++i) ASSERT_TRUE(f.Add(Key(kPresent, i)).ok());
-  ASSERT_GT(f.num_filters(), 1U);
+  ASSERT_GT(f.num_stages(), 1U);
   f.Clear();
-  EXPECT_EQ(f.num_filters(), 1U);
+  EXPECT_EQ(f.num_stages(), 1U);
   EXPECT_EQ(f.count(), 0U);
   for (std::uint64_t i = 0; i < 1000; ++i) ASSERT_FALSE(f.MayContain(Key(kPresent, i)));
 }
@@ -370,7 +370,7 @@ TEST(CuckooFilterTest, ClearDropsSubFilters) {
 CuckooFilter Busy(std::uint32_t bits) {
   CuckooFilter f = Make({.capacity = 60, .fingerprint_bits = bits, .expansion = 2});
   std::uint64_t i = 0;
-  while (f.num_filters() < 2) EXPECT_TRUE(f.Add(Key(kPresent, i++)).ok());
+  while (f.num_stages() < 2) EXPECT_TRUE(f.Add(Key(kPresent, i++)).ok());
   // Later keys go to the new sub-filter (the first is full); removing some of them
   // leaves the first one's victim in place.
   for (std::uint64_t j = 0; j < 20; ++j) EXPECT_TRUE(f.Add(Key('n', j)).ok());

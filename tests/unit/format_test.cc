@@ -39,7 +39,7 @@ using bloomkit_test::TempDir;
 BloomFilter SampleFilter(std::uint64_t capacity = 5000, std::uint64_t keys = 1000) {
   auto f = BloomFilter::Create({.capacity = capacity, .fp_rate = 0.01});
   if (!f.ok()) throw std::runtime_error(f.error().message());
-  for (std::uint64_t i = 0; i < keys; ++i) f->Add(Key('p', i));
+  for (std::uint64_t i = 0; i < keys; ++i) EXPECT_TRUE(f->Add(Key('p', i)).ok());
   return std::move(f).value();
 }
 
@@ -83,7 +83,7 @@ TEST(FileTest, SaveAndLoadRoundTrip) {
   const BloomFilter classic = SampleFilter();
   auto blocked = BlockedBloomFilter::Create({.capacity = 5000, .fp_rate = 0.01});
   ASSERT_TRUE(blocked.ok());
-  for (std::uint64_t i = 0; i < 1000; ++i) blocked->Add(Key('p', i));
+  for (std::uint64_t i = 0; i < 1000; ++i) EXPECT_TRUE(blocked->Add(Key('p', i)).ok());
   for (const bool compress : {false, true}) {
     SCOPED_TRACE(compress ? "compressed" : "raw");
     const SaveOptions options{.compress = compress};

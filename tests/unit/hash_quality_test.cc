@@ -146,7 +146,7 @@ TEST(HashQualityTest, FilterRateAtTheoryOnSequentialIntegers) {
   constexpr std::uint64_t kQ = 1 << 18;
   auto f = BlockedBloomFilter::Create({.capacity = kN, .fp_rate = 0.01, .blocked_layout = BlockedLayout::kLanes256});
   ASSERT_TRUE(f.ok());
-  for (std::uint64_t i = 0; i < kN; ++i) f->Add(IntegerKey(i));
+  for (std::uint64_t i = 0; i < kN; ++i) ASSERT_TRUE(f->Add(IntegerKey(i)).ok());
   std::uint64_t false_positives = 0;
   for (std::uint64_t i = kN; i < kN + kQ; ++i) false_positives += f->MayContain(IntegerKey(i)) ? 1U : 0U;
   const double expected = f->ExpectedFpRate() * static_cast<double>(kQ);

@@ -63,7 +63,6 @@ TEST(StatusTest, DefaultIsOkAndAnErrorIsNot) {
   EXPECT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code(), ErrorCode::kIoError);
   EXPECT_EQ(bad.error().message(), "disk on fire");
-  IgnoreError(Status(Error(ErrorCode::kFull, "full")));  // compiles, does nothing
 }
 
 // The numeric values are API: the CLI's exit codes and the module's replies map them.

@@ -193,7 +193,7 @@ TEST(BlockedSizingTest, RateFormulaMatchesARealFilter) {
     // About 10 bits per key: rates of 0.5% to 3%.
     auto filter = BlockedBloomFilter::Create({.num_bits = kKeys * 10, .num_hashes = k});
     ASSERT_TRUE(filter.ok());
-    for (std::uint64_t i = 0; i < kKeys; ++i) filter->Add(Key('p', i));
+    for (std::uint64_t i = 0; i < kKeys; ++i) EXPECT_TRUE(filter->Add(Key('p', i)).ok());
     std::uint64_t positives = 0;
     for (std::uint64_t i = 0; i < kQueries; ++i) positives += filter->MayContain(Key('a', i)) ? 1U : 0U;
     const double measured = static_cast<double>(positives) / kQueries;
@@ -210,7 +210,7 @@ TEST(BlockedSizingTest, SizedFilterMeetsOnePercent) {
   constexpr std::uint64_t kQueries = 1'000'000;
   auto filter = BlockedBloomFilter::Create({.capacity = kKeys, .fp_rate = 0.01});
   ASSERT_TRUE(filter.ok());
-  for (std::uint64_t i = 0; i < kKeys; ++i) filter->Add(Key('p', i));
+  for (std::uint64_t i = 0; i < kKeys; ++i) EXPECT_TRUE(filter->Add(Key('p', i)).ok());
   std::uint64_t positives = 0;
   for (std::uint64_t i = 0; i < kQueries; ++i) positives += filter->MayContain(Key('a', i)) ? 1U : 0U;
   const double measured = static_cast<double>(positives) / kQueries;

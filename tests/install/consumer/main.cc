@@ -22,7 +22,7 @@ void Exercise(const char* name) {
   auto filter = Filter::Create({.capacity = 10'000, .fp_rate = 0.01});
   Check(filter.ok(), name);
   if (!filter.ok()) return;
-  for (int i = 0; i < 10'000; ++i) filter->Add("user:" + std::to_string(i));
+  for (int i = 0; i < 10'000; ++i) Check(filter->Add("user:" + std::to_string(i)).ok(), "add");
   bool all = true;
   for (int i = 0; i < 10'000; ++i) all = all && filter->MayContain("user:" + std::to_string(i));
   Check(all, "every added key is found");
