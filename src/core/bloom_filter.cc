@@ -325,16 +325,7 @@ bool operator==(const BloomFilter& a, const BloomFilter& b) noexcept {
 // Payload: ceil(num_bits / 64) little-endian words; params[0] = num_bits,
 // params[1] = num_hashes. Bits at and past num_bits in the last word are zero.
 std::vector<std::byte> BloomFilter::Serialize(const SaveOptions& options) const {
-  FileHeader header;
-  header.kind = kKind;
-  header.capacity = capacity_;
-  header.count = count_;
-  header.fp_rate = fp_rate_;
-  header.payload_bytes = words_.bytes();
-  header.params[0] = num_bits_;
-  header.params[1] = num_hashes();
-  return internal::EncodeFile(
-      header, [&](std::span<std::byte> out) { internal::StoreWordsLE(out.data(), words_.span()); }, options);
+  return internal::CollectFile([this](ByteSink sink) { return SerializeTo(sink); }, options);
 }
 
 bool BloomFilter::SerializeTo(ByteSink sink) const noexcept {

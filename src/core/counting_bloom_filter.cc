@@ -270,18 +270,7 @@ bool operator==(const CountingBloomFilter& a, const CountingBloomFilter& b) noex
 // Payload: the counter words, little-endian (layout in the header). params[0] =
 // num_counters, [1] = num_hashes, [2] = counter_bits, [3] = saturated counters.
 std::vector<std::byte> CountingBloomFilter::Serialize(const SaveOptions& options) const {
-  FileHeader header;
-  header.kind = kKind;
-  header.capacity = capacity_;
-  header.count = count_;
-  header.fp_rate = fp_rate_;
-  header.payload_bytes = counters_.bytes();
-  header.params[0] = num_counters_;
-  header.params[1] = num_hashes_;
-  header.params[2] = counter_bits_;
-  header.params[3] = saturated_counters_;
-  return internal::EncodeFile(
-      header, [&](std::span<std::byte> out) { internal::StoreWordsLE(out.data(), counters_.span()); }, options);
+  return internal::CollectFile([this](ByteSink sink) { return SerializeTo(sink); }, options);
 }
 
 bool CountingBloomFilter::SerializeTo(ByteSink sink) const noexcept {

@@ -651,43 +651,7 @@ bool operator==(const CuckooFilter& a, const CuckooFilter& b) noexcept {
 //   off 24 40  reserved, zero
 //   off 64     packed slots, ceil(num_buckets * b * f / 8) bytes, zero-padded to 64
 std::vector<std::byte> CuckooFilter::Serialize(const SaveOptions& options) const {
-  const std::uint32_t b = options_.bucket_size;
-  const std::uint32_t f = options_.fingerprint_bits;
-  std::uint64_t payload = 0;
-  for (const SubFilter& t : filters_) {
-    std::uint64_t bytes = 0;
-    (void)SlotBytes(t.num_buckets, b, f, &bytes);  // checked when the table was made
-    payload += kTableHeaderBytes + AlignUp64(bytes);
-  }
-  FileHeader header;
-  header.kind = kKind;
-  header.capacity = options_.capacity;
-  header.count = count_;
-  header.fp_rate = options_.fp_rate;
-  header.payload_bytes = payload;
-  header.params[0] = b;
-  header.params[1] = f;
-  header.params[2] = options_.max_kicks;
-  header.params[3] = options_.expansion;
-  header.params[4] = filters_.size() | (std::uint64_t{options_.max_filters} << 32);
-  header.params[5] = num_deletes_;
-  return internal::EncodeFile(
-      header,
-      [&](std::span<std::byte> out) {
-        std::fill(out.begin(), out.end(), std::byte{0});
-        std::byte* p = out.data();
-        for (const SubFilter& t : filters_) {
-          std::uint64_t bytes = 0;
-          (void)SlotBytes(t.num_buckets, b, f, &bytes);
-          internal::StoreLE<std::uint64_t>(p, t.num_buckets);
-          internal::StoreLE<std::uint64_t>(p + 8, t.victim_bucket);
-          internal::StoreLE<std::uint64_t>(p + 16, t.victim_fingerprint);
-          // The slots are a byte stream already (Slots reads bytes), so copy them as is.
-          if (bytes != 0) std::memcpy(p + kTableHeaderBytes, t.slots.data(), static_cast<std::size_t>(bytes));
-          p += kTableHeaderBytes + AlignUp64(bytes);
-        }
-      },
-      options);
+  return internal::CollectFile([this](ByteSink sink) { return SerializeTo(sink); }, options);
 }
 
 bool CuckooFilter::SerializeTo(ByteSink sink) const noexcept {

@@ -254,6 +254,37 @@ std::vector<std::byte> EncodeFile(FileHeader header, const std::function<void(st
   return out;
 }
 
+std::vector<std::byte> CollectFile(const std::function<bool(ByteSink)>& serialize_to, const SaveOptions& options) {
+  // The header first (the first piece), for the size to reserve: the pieces are then
+  // appended without reallocating, which a noexcept sink must not do.
+  std::array<std::byte, kHeaderBytes> head{};
+  std::size_t have = 0;
+  auto take = [&](std::span<const std::byte> piece) noexcept {
+    const std::size_t n = std::min(piece.size(), head.size() - have);
+    std::memcpy(head.data() + have, piece.data(), n);
+    have += n;
+    return have < head.size();
+  };
+  (void)serialize_to(ByteSink(take));
+  auto header = DecodeHeader(head);
+  if (!header.ok()) return {};  // a filter's own header always decodes
+  std::vector<std::byte> file;
+  file.reserve(static_cast<std::size_t>(kHeaderBytes + header->payload_bytes + kChecksumBytes));
+  auto append = [&file](std::span<const std::byte> piece) noexcept {
+    if (piece.size() > file.capacity() - file.size()) return false;
+    file.insert(file.end(), piece.begin(), piece.end());
+    return true;
+  };
+  if (!serialize_to(ByteSink(append))) return {};
+  if (!options.compress) return file;
+  return EncodeFile(
+      header.value(),
+      [&file](std::span<std::byte> out) {
+        if (!out.empty()) std::memcpy(out.data(), file.data() + kHeaderBytes, out.size());
+      },
+      options);
+}
+
 Result<DecodedFile> DecodeFile(std::span<const std::byte> bytes, FilterKind expected_kind,
                                std::uint64_t max_memory_bytes) {
   auto header = DecodeHeader(bytes);

@@ -494,36 +494,7 @@ bool operator==(const ScalableBloomFilter& a, const ScalableBloomFilter& b) noex
 // Payload: per stage, a complete uncompressed classic-filter file (kind 1) followed by
 // zero bytes up to the next multiple of 64.
 std::vector<std::byte> ScalableBloomFilter::Serialize(const SaveOptions& options) const {
-  std::vector<std::vector<std::byte>> files;
-  files.reserve(num_stages_);
-  std::uint64_t payload = 0;
-  for (const BloomFilter& s : stages()) {
-    files.push_back(s.Serialize());
-    payload += AlignUp64(files.back().size());
-  }
-  FileHeader header;
-  header.kind = kKind;
-  header.capacity = capacity();
-  header.count = count();
-  header.fp_rate = fp_rate_;
-  header.payload_bytes = payload;
-  header.params[0] = num_stages_;
-  header.params[1] = stages_[0].capacity();
-  header.params[2] = growth_;
-  header.params[3] = std::bit_cast<std::uint64_t>(tightening_);
-  header.params[4] = scaling_ != 0 ? kFlagScaling : 0;
-  header.params[5] = max_stages_;
-  return internal::EncodeFile(
-      header,
-      [&](std::span<std::byte> out) {
-        std::fill(out.begin(), out.end(), std::byte{0});
-        std::size_t offset = 0;
-        for (const auto& f : files) {
-          std::copy(f.begin(), f.end(), out.begin() + static_cast<std::ptrdiff_t>(offset));
-          offset += static_cast<std::size_t>(AlignUp64(f.size()));
-        }
-      },
-      options);
+  return internal::CollectFile([this](ByteSink sink) { return SerializeTo(sink); }, options);
 }
 
 bool ScalableBloomFilter::SerializeTo(ByteSink sink) const noexcept {

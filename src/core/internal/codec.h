@@ -48,6 +48,11 @@ class FileStream {
   XXH3_state_t state_{};
 };
 
+// The file that `serialize_to` (a filter's SerializeTo) streams, collected into one
+// buffer, and compressed when `options` asks: the Serialize() of every kind that streams,
+// so each kind writes its layout in one place.
+std::vector<std::byte> CollectFile(const std::function<bool(ByteSink)>& serialize_to, const SaveOptions& options);
+
 struct DecodedFile {
   FileHeader header;
   std::span<const std::byte> payload;  // into the input, or into `decompressed`
