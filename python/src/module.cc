@@ -437,6 +437,28 @@ std::uint64_t ForEachChunk(const py::handle& iterable, Chunk&& chunk) {
   return total;
 }
 
+// contains_into of the filters and of the mapped view: query(chunk, dest) answers one
+// chunk of keys into dest[0..chunk.size()) and returns how many may be present.
+template <typename Query>
+std::uint64_t ContainsInto(const py::object& keys, const py::buffer& out, Query&& query) {
+  py::buffer_info info = out.request(true);
+  if (info.itemsize != 1 || info.ndim != 1 || info.strides[0] != 1) {
+    throw py::type_error("out must be a writable, contiguous buffer of bytes (e.g. a bytearray)");
+  }
+  auto* dest = static_cast<bool*>(info.ptr);
+  const auto capacity = static_cast<std::uint64_t>(info.size);
+  std::uint64_t offset = 0;
+  std::uint64_t present = 0;
+  ForEachChunk(keys, [&](std::span<const std::string_view> chunk) {
+    if (offset + chunk.size() > capacity) {
+      throw py::value_error("out holds " + std::to_string(capacity) + " bytes, fewer than the keys");
+    }
+    present += query(chunk, dest + offset);
+    offset += chunk.size();
+  });
+  return present;
+}
+
 // ---------------------------------------------------------------------------------------
 // The lean single-key calls, on the C API.
 
@@ -584,22 +606,9 @@ py::class_<Box<F>> BindFilter(py::module_& m, const char* name, const char* doc)
   cls.def(
       "contains_into",
       [](const B& self, const py::object& keys, const py::buffer& out) {
-        py::buffer_info info = out.request(true);
-        if (info.itemsize != 1 || info.ndim != 1 || info.strides[0] != 1) {
-          throw py::type_error("out must be a writable, contiguous buffer of bytes (e.g. a bytearray)");
-        }
-        auto* dest = static_cast<bool*>(info.ptr);
-        const auto capacity = static_cast<std::uint64_t>(info.size);
-        std::uint64_t offset = 0;
-        std::uint64_t present = 0;
-        ForEachChunk(keys, [&](std::span<const std::string_view> chunk) {
-          if (offset + chunk.size() > capacity) {
-            throw py::value_error("out holds " + std::to_string(capacity) + " bytes, fewer than the keys");
-          }
-          present += Unlocked(self, false, [&] { return ContainsKeys(self.filter, chunk, dest + offset); });
-          offset += chunk.size();
+        return ContainsInto(keys, out, [&](std::span<const std::string_view> chunk, bool* dest) {
+          return Unlocked(self, false, [&] { return ContainsKeys(self.filter, chunk, dest); });
         });
-        return present;
       },
       py::arg("keys"), py::arg("out"),
       "Writes 1 (may be present) or 0 (certainly absent) for each key into out[0..len(keys))\n"
@@ -984,24 +993,11 @@ void BindMapped(py::module_& m) {
   cls.def(
       "contains_into",
       [](const MappedBox& self, const py::object& keys, const py::buffer& out) {
-        py::buffer_info info = out.request(true);
-        if (info.itemsize != 1 || info.ndim != 1 || info.strides[0] != 1) {
-          throw py::type_error("out must be a writable, contiguous buffer of bytes (e.g. a bytearray)");
-        }
-        auto* dest = static_cast<bool*>(info.ptr);
-        const auto capacity = static_cast<std::uint64_t>(info.size);
-        std::uint64_t offset = 0;
-        std::uint64_t present = 0;
-        ForEachChunk(keys, [&](std::span<const std::string_view> chunk) {
-          if (offset + chunk.size() > capacity) {
-            throw py::value_error("out holds " + std::to_string(capacity) + " bytes, fewer than the keys");
-          }
-          present += MappedUnlocked(self, [&](const MappedFilter& view) {
-            return view.MayContainBatch(chunk, std::span<bool>(dest + offset, chunk.size()));
+        return ContainsInto(keys, out, [&](std::span<const std::string_view> chunk, bool* dest) {
+          return MappedUnlocked(self, [&](const MappedFilter& view) {
+            return view.MayContainBatch(chunk, std::span<bool>(dest, chunk.size()));
           });
-          offset += chunk.size();
         });
-        return present;
       },
       py::arg("keys"), py::arg("out"),
       "Writes 1 (may be present) or 0 (certainly absent) for each key into out and returns how\n"
