@@ -45,11 +45,9 @@ constexpr std::size_t kTrailerBytes = 10;     // RDB version (2) + CRC-64 (8)
 constexpr std::string_view kModuleIdChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 // SCANDUMP header chunks (RedisBloom's packed structs, little-endian).
-constexpr std::size_t kChainHeaderBytes = 20;   // size u64, nfilters u32, options u32, growth u32
-constexpr std::size_t kLinkHeaderBytes = 53;    // bytes, bits, size u64; error, bpe f64; hashes u32;
-                                                // entries u64; n2 u8
-constexpr std::size_t kCuckooHeaderBytes = 38;  // items, buckets, deletes, filters u64; bucket
-                                                // size, max iterations, expansion u16
+constexpr std::size_t kChainHeaderBytes = internal::kRedisBloomChainHeaderBytes;
+constexpr std::size_t kLinkHeaderBytes = internal::kRedisBloomLinkHeaderBytes;
+constexpr std::size_t kCuckooHeaderBytes = internal::kRedisCuckooHeaderBytes;
 
 std::uint64_t F64Bits(double d) noexcept {
   return std::bit_cast<std::uint64_t>(d);

@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include "bloomkit/format.h"
 #include "bloomkit/redisbloom.h"
 #include "internal/codec.h"
 #include "internal/endian.h"
@@ -235,7 +236,16 @@ Status RedisBloomScalableFilter::AddLink(std::uint64_t entries, double error) {
                      " cannot be sized (capacity >= 1, error in (0, 1), at most 2^63 bits)");
   }
   const std::uint64_t held = memory_bytes();
-  if (p.bytes > max_memory_bytes_ || held > max_memory_bytes_ - p.bytes) {
+  // The chain's file payload (link table, arrays, padding) must fit too: what a decoder
+  // refuses is never made here.
+  std::uint64_t arrays = p.bytes;
+  for (const Link& l : links_) arrays += l.params.bytes;
+  std::uint64_t payload = 0;
+  if (p.bytes > max_memory_bytes_ || held > max_memory_bytes_ - p.bytes ||
+      !internal::RedisBloomFilePayloadBytes(
+          internal::kRedisBloomChainHeaderBytes + internal::kRedisBloomLinkHeaderBytes * (links_.size() + 1), arrays,
+          &payload) ||
+      payload > max_memory_bytes_) {
     return MakeError(ErrorCode::kTooLarge, "a link of ", p.bytes, " bytes would take the filter past its limit of ",
                      max_memory_bytes_, " bytes");
   }
@@ -271,6 +281,13 @@ Result<RedisBloomScalableFilter> RedisBloomScalableFilter::FromParams(const Redi
 }
 
 namespace internal {
+
+bool RedisBloomFilePayloadBytes(std::uint64_t header_bytes, std::uint64_t array_bytes, std::uint64_t* out) noexcept {
+  std::uint64_t sum = 0;
+  if (!CheckedAdd(header_bytes, array_bytes, &sum) || sum > std::numeric_limits<std::uint64_t>::max() - 7) return false;
+  *out = (sum + 7) / 8 * 8;
+  return true;
+}
 
 RedisBloomBuilder::RedisBloomBuilder(std::uint64_t max_memory_bytes) noexcept {
   filter_.max_memory_bytes_ = max_memory_bytes;
@@ -312,6 +329,24 @@ Result<RedisBloomScalableFilter> RedisBloomBuilder::Finish(std::uint64_t size, s
   }
   if (total != size) {
     return MakeError(ErrorCode::kParameterMismatch, "item count ", size, " is not the sum of the links' ", total);
+  }
+  if (size > kMaxFileCount) {
+    return MakeError(ErrorCode::kParameterMismatch, "item count ", size, " is over the largest count a filter keeps, ",
+                     kMaxFileCount);
+  }
+  std::uint64_t capacity = 0;
+  for (const auto& link : filter_.links_) {
+    if (!CheckedAdd(capacity, link.params.entries, &capacity)) {
+      return MakeError(ErrorCode::kParameterMismatch, "the links' capacities overflow 64 bits");
+    }
+  }
+  std::uint64_t payload = 0;
+  if (!RedisBloomFilePayloadBytes(
+          kRedisBloomChainHeaderBytes + kRedisBloomLinkHeaderBytes * std::uint64_t{filter_.links_.size()}, bytes_,
+          &payload) ||
+      payload > filter_.max_memory_bytes_) {
+    return MakeError(ErrorCode::kTooLarge, "links of ", bytes_, " bytes and their ", filter_.links_.size(),
+                     "-link table exceed the limit of ", filter_.max_memory_bytes_, " bytes");
   }
   filter_.size_ = size;
   filter_.options_ = options;
@@ -408,7 +443,12 @@ std::uint64_t RedisBloomScalableFilter::capacity() const noexcept {
 
 double RedisBloomScalableFilter::fp_rate() const noexcept {
   const double first = links_.empty() ? 0 : links_.front().params.error;
-  return non_scaling() ? first : first / kTighteningRatio;
+  if (non_scaling()) return first;
+  // RedisBloom 2.2 and later give the first link half the requested rate, so below 0.5.
+  // RedisBloom 2.0 and 1.x gave it the requested rate itself (chains of encoding 3 and
+  // older, also once saved again as encoding 4): a first link at 0.5 or more is such a
+  // chain, and its rate is the one requested.
+  return first < kTighteningRatio ? first / kTighteningRatio : first;
 }
 
 double RedisBloomScalableFilter::EstimatedFpRate() const noexcept {
@@ -564,8 +604,13 @@ Status RedisCuckooFilter::Grow() {
   }
   std::uint64_t bytes = 0;
   const std::uint64_t held = memory_bytes();
+  std::uint64_t arrays = 0;  // the file payload (header, arrays, padding) must fit too
+  for (const SubFilter& f : filters_) arrays += f.num_buckets * bucket_size_;
+  std::uint64_t payload = 0;
   if (!internal::CheckedMul(buckets, bucket_size_, &bytes) || bytes > max_memory_bytes_ ||
-      held > max_memory_bytes_ - bytes) {
+      held > max_memory_bytes_ - bytes ||
+      !internal::RedisBloomFilePayloadBytes(internal::kRedisCuckooHeaderBytes, arrays + bytes, &payload) ||
+      payload > max_memory_bytes_) {
     return MakeError(ErrorCode::kTooLarge, "a sub-filter of ", buckets, " buckets of ", bucket_size_,
                      " would take the filter past its limit of ", max_memory_bytes_, " bytes");
   }
@@ -608,6 +653,16 @@ Result<RedisCuckooFilter> RedisCuckooFilter::FromParams(const RedisCuckooParams&
                        p.bucket_size, " growing by ", p.expansion, " exceed the limit of ", options.max_memory_bytes,
                        " bytes");
     }
+  }
+  std::uint64_t payload = 0;
+  if (!internal::RedisBloomFilePayloadBytes(internal::kRedisCuckooHeaderBytes, total, &payload) ||
+      payload > options.max_memory_bytes) {
+    return MakeError(ErrorCode::kTooLarge, "sub-filters of ", total, " bytes and their header exceed the limit of ",
+                     options.max_memory_bytes, " bytes");
+  }
+  if (p.num_items > kMaxFileCount || p.num_deletes > kMaxFileCount) {
+    return MakeError(ErrorCode::kParameterMismatch, "item count ", p.num_items, " or delete count ", p.num_deletes,
+                     " is over the largest count a filter keeps, ", kMaxFileCount);
   }
   RedisCuckooFilter f;
   f.num_buckets_ = p.num_buckets;

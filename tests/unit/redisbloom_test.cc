@@ -288,5 +288,135 @@ TEST(RedisBloomCodec, IntegerLookingStringsRoundTrip) {
   }
 }
 
+// What a decoder accepts, bloomkit's file format stores and loads again under the same
+// memory limit (the CLI exports RedisBloom keys as files).
+template <typename Filter>
+void ExpectFileRoundTrip(const Filter& f, std::uint64_t limit) {
+  auto back = Filter::Deserialize(f.Serialize(), {.max_memory_bytes = limit});
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_TRUE(back.value() == f);
+}
+
+// A header chunk of a chain whose first link has error rate `error`: a NONSCALING chain
+// of bloomkit's, with the NONSCALING bit cleared on request.
+std::vector<std::byte> ChainHeader(double error, bool scaling) {
+  auto f = RedisBloomScalableFilter::Create({.capacity = 100, .fp_rate = error, .non_scaling = true});
+  EXPECT_TRUE(f.ok());
+  std::vector<std::byte> head = EncodeRedisBloomHeaderChunk(f.value());
+  if (scaling) head[12] &= ~std::byte{kRedisBloomNoScaling};
+  return head;
+}
+
+void Store64(std::vector<std::byte>& b, std::size_t at, std::uint64_t v) {
+  for (std::size_t i = 0; i < 8; ++i) b[at + i] = static_cast<std::byte>(v >> (8 * i));
+}
+
+// RedisBloom 2.0 and 1.x gave the first link of a scaling chain the requested rate
+// itself (2.2 halves it), so a first link at 0.796 is a BF.RESERVE k 0.796 of theirs:
+// it loads, reports 0.796, and saves as a file (its rate is not doubled past 1).
+TEST(RedisBloomCodec, UnhalvedFirstLinkSavesAsAFile) {
+  for (const double error : {0.4999, 0.5, 0.7962, 0.999}) {
+    auto f = RedisBloomFromHeaderChunk(ChainHeader(error, true));
+    ASSERT_TRUE(f.ok()) << f.error().message();
+    EXPECT_FALSE(f->non_scaling());
+    EXPECT_DOUBLE_EQ(f->fp_rate(), error < 0.5 ? 2 * error : error);
+    ExpectFileRoundTrip(f.value(), kDefaultMaxMemoryBytes);
+    for (int i = 0; i < 20000 && f->num_filters() == 1; ++i) ASSERT_TRUE(f->AddIfAbsent("k" + std::to_string(i)).ok());
+    if (error < 0.5) {  // a link of 1 hash at 0.5 or more fills up before its 100 items
+      EXPECT_GT(f->num_filters(), 1U);
+    }
+    auto dumped = DecodeRedisBloomDump(EncodeRedisBloomDump(f.value()));
+    ASSERT_TRUE(dumped.ok()) << dumped.error().message();
+    ExpectFileRoundTrip(dumped.value(), kDefaultMaxMemoryBytes);
+  }
+}
+
+// Counts the file format refuses (over 2^63 - 1 items) and capacities that overflow 64
+// bits are refused by every decoder, chunks and RDB alike.
+TEST(RedisBloomCodec, ForgedCountsAreRefused) {
+  std::vector<std::byte> head = ChainHeader(0.01, true);
+  Store64(head, 0, std::uint64_t{1} << 63);        // chain size
+  Store64(head, 20 + 16, std::uint64_t{1} << 63);  // link size
+  auto big = RedisBloomFromHeaderChunk(head);
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().code(), ErrorCode::kParameterMismatch);
+  EXPECT_NE(big.error().message().find("9223372036854775808"), std::string::npos) << big.error().message();
+
+  auto f = RedisBloomFromHeaderChunk(ChainHeader(0.01, true));
+  ASSERT_TRUE(f.ok());
+  const RedisBloomLinkParams p = f->link(0);
+  DumpPayloadWriter w(kRedisBloomTypeName, 4);
+  for (std::uint64_t v : {std::uint64_t{0}, std::uint64_t{2}, std::uint64_t{kRedisBloomForce64}, std::uint64_t{2}}) {
+    w.SaveUnsigned(v);
+  }
+  for (int i = 0; i < 2; ++i) {  // two links of 2^63 entries each: the capacity overflows
+    w.SaveUnsigned(std::uint64_t{1} << 63);
+    w.SaveDouble(p.error);
+    w.SaveUnsigned(p.hashes);
+    w.SaveDouble(p.bpe);
+    w.SaveUnsigned(p.bits);
+    w.SaveUnsigned(p.n2);
+    w.SaveStringBuffer(f->link_data(0));
+    w.SaveUnsigned(0);
+  }
+  auto wide = DecodeRedisBloomDump(std::move(w).Finish());
+  ASSERT_FALSE(wide.ok());
+  EXPECT_NE(wide.error().message().find("capacities overflow"), std::string::npos) << wide.error().message();
+
+  auto cf = RedisCuckooFilter::Create({.capacity = 1000});
+  ASSERT_TRUE(cf.ok());
+  std::vector<std::byte> ch = EncodeRedisCuckooHeaderChunk(cf.value());
+  Store64(ch, 0, std::uint64_t{1} << 63);  // items
+  EXPECT_EQ(RedisCuckooFromHeaderChunk(ch).error().code(), ErrorCode::kParameterMismatch);
+  Store64(ch, 0, 0);
+  Store64(ch, 16, ~std::uint64_t{0});  // deletes
+  EXPECT_EQ(RedisCuckooFromHeaderChunk(ch).error().code(), ErrorCode::kParameterMismatch);
+}
+
+// The memory limit bounds the file payload (header chunk, arrays, padding): a filter
+// that a decoder or a create accepts under a limit saves and loads again under it.
+TEST(RedisBloomCodec, LimitsBoundTheFilePayload) {
+  auto bf = RedisBloomScalableFilter::Create({.capacity = 1000, .fp_rate = 0.01});
+  ASSERT_TRUE(bf.ok());
+  const std::vector<std::byte> head = EncodeRedisBloomHeaderChunk(bf.value());
+  const std::uint64_t arrays = bf->link(0).bytes;  // 1,384
+  int accepted = 0;
+  for (std::uint64_t limit = arrays; limit < arrays + 100; ++limit) {
+    auto f = RedisBloomFromHeaderChunk(head, {.max_memory_bytes = limit});
+    auto made = RedisBloomScalableFilter::Create({.capacity = 1000, .fp_rate = 0.01, .max_memory_bytes = limit});
+    if (f.ok()) {
+      ++accepted;
+      ExpectFileRoundTrip(f.value(), limit);
+    } else {
+      EXPECT_EQ(f.error().code(), ErrorCode::kTooLarge);
+    }
+    if (made.ok()) {
+      ExpectFileRoundTrip(made.value(), limit);
+      auto again = DecodeRedisBloomDump(EncodeRedisBloomDump(made.value()), {.max_memory_bytes = limit});
+      EXPECT_TRUE(again.ok()) << limit << ": " << again.error().message();
+    }
+  }
+  EXPECT_EQ(accepted, 100 - 80);  // from 1,384 + 80 bytes (20 + 53 + 7 of padding) on
+
+  auto cf = RedisCuckooFilter::Create({.capacity = 1000});  // 512 buckets of 2
+  ASSERT_TRUE(cf.ok());
+  const std::vector<std::byte> ch = EncodeRedisCuckooHeaderChunk(cf.value());
+  accepted = 0;
+  for (std::uint64_t limit = 1024; limit < 1124; ++limit) {
+    auto f = RedisCuckooFromHeaderChunk(ch, {.max_memory_bytes = limit});
+    auto made = RedisCuckooFilter::Create({.capacity = 1000, .max_memory_bytes = limit});
+    if (f.ok()) {
+      ++accepted;
+      ExpectFileRoundTrip(f.value(), limit);
+    }
+    if (made.ok()) {
+      auto again = DecodeRedisCuckooDump(EncodeRedisCuckooDump(made.value()), {.max_memory_bytes = limit});
+      EXPECT_TRUE(again.ok()) << limit << ": " << again.error().message();
+      ExpectFileRoundTrip(made.value(), limit);
+    }
+  }
+  EXPECT_EQ(accepted, 100 - 40);  // from 1,024 + 40 bytes (38 + 2 of padding) on
+}
+
 }  // namespace
 }  // namespace bloomkit
