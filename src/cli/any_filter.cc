@@ -265,16 +265,12 @@ FilterSummary Summarize(const RedisBloomScalableFilter& f) {
   s.memory_bytes = f.memory_bytes();
   s.fp_rate = f.fp_rate();
   s.estimated_fp_rate = f.EstimatedFpRate();
-  // At capacity every link is full: 1 - prod(1 - e_i) over the links' error rates.
-  double none = 1;
-  std::uint64_t set_bits = 0;
+  s.expected_fp_rate = f.ExpectedFpRate();  // every link full at its own rate
+  s.num_bits = f.num_bits();
+  s.fill_ratio = f.FillRatio();
   for (std::size_t i = 0; i < f.num_filters(); ++i) {
     const RedisBloomLinkParams& link = f.link(i);
-    none *= 1 - link.error;
-    s.num_bits += link.bits;
     s.num_hashes = link.hashes;
-    for (const std::byte b : f.link_data(i))
-      set_bits += static_cast<std::uint64_t>(std::popcount(std::to_integer<unsigned>(b)));
     s.stages.push_back({.capacity = link.entries,
                         .count = link.size,
                         .num_bits = link.bits,
@@ -282,8 +278,6 @@ FilterSummary Summarize(const RedisBloomScalableFilter& f) {
                         .fp_rate = link.error,
                         .memory_bytes = link.bytes});
   }
-  s.expected_fp_rate = 1 - none;
-  s.fill_ratio = s.num_bits == 0 ? 0.0 : static_cast<double>(set_bits) / static_cast<double>(s.num_bits);
   return s;
 }
 
@@ -294,11 +288,11 @@ FilterSummary Summarize(const RedisCuckooFilter& f) {
   s.count = f.count();
   s.estimated_count = f.count();
   s.memory_bytes = f.memory_bytes();
-  s.num_bits = f.capacity() * 8;
+  s.num_bits = f.num_bits();
   s.can_remove = true;
-  s.fill_ratio = f.capacity() == 0 ? 0.0 : static_cast<double>(f.count()) / static_cast<double>(f.capacity());
+  s.fill_ratio = f.FillRatio();
   // One full sub-filter: a query meets 2b fingerprints, each matching with 1/255.
-  s.fp_rate = 1 - std::pow(1 - 1.0 / 255, 2.0 * f.bucket_size());
+  s.fp_rate = f.fp_rate();
   s.expected_fp_rate = s.fp_rate;
   s.estimated_fp_rate = f.EstimatedFpRate();
   s.bucket_size = f.bucket_size();
