@@ -153,6 +153,8 @@ class RedisBloomScalableFilter {
   [[nodiscard]] std::uint64_t redisbloom_size() const noexcept;
   // Bytes held (bit arrays and the link table).
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
+  // memory_bytes() as the allocator holds it (filter.h).
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept;
 
   [[nodiscard]] RedisBloomChainParams params() const;
   [[nodiscard]] const RedisBloomLinkParams& link(std::size_t i) const noexcept { return links_[i].params; }
@@ -254,6 +256,8 @@ class RedisCuckooFilter {
   // CF.INFO Size: 40 + 16 per sub-filter + all slots.
   [[nodiscard]] std::uint64_t redisbloom_size() const noexcept;
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
+  // memory_bytes() as the allocator holds it (filter.h).
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept;
 
   [[nodiscard]] RedisCuckooParams params() const noexcept;
   [[nodiscard]] std::span<const std::byte> filter_data(std::size_t i) const noexcept;

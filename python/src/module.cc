@@ -757,7 +757,9 @@ py::class_<Box<F>> BindFilter(py::module_& m, const char* name, const char* doc)
   cls.def(
       "estimated_count",
       [](const B& self) { return WithGil(self, false, [&] { return EstimatedCount(self.filter); }); },
-      "Distinct keys estimated from the filter's fill (reads the whole filter).");
+      kRedisBloom<F> ? "The count (BF.CARD; the copies a cuckoo filter holds): RedisBloom's kinds keep no other\n"
+                       "estimate."
+                     : "Distinct keys estimated from the filter's fill (reads the whole filter).");
   cls.def_property_readonly(
       "estimated_fp_rate",
       [](const B& self) { return WithGil(self, false, [&] { return EstimatedFpRate(self.filter); }); },
@@ -768,7 +770,10 @@ py::class_<Box<F>> BindFilter(py::module_& m, const char* name, const char* doc)
       "The formula's false-positive rate once the filter holds its capacity.");
   cls.def_property_readonly(
       "fp_rate", [](const B& self) { return TargetFpRate(self.filter); },
-      "The target false-positive rate the filter was created with.");
+      std::is_same_v<F, RedisCuckooFilter>
+          ? "RedisBloom's cuckoo filter has no rate parameter: the rate of one full sub-filter,\n"
+            "1 - (1 - 1/255)^(2 * bucket_size)."
+          : "The target false-positive rate the filter was created with.");
   cls.def_property_readonly(
       "capacity", [](const B& self) { return WithGil(self, false, [&] { return self.filter.capacity(); }); },
       "Keys the filter was sized for.");

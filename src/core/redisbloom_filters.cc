@@ -475,6 +475,12 @@ std::uint64_t RedisBloomScalableFilter::memory_bytes() const noexcept {
   return total;
 }
 
+std::uint64_t RedisBloomScalableFilter::bytes_held() const noexcept {
+  std::uint64_t total = links_.capacity() * sizeof(Link);
+  for (const Link& l : links_) total += l.data.bytes_held();
+  return total;
+}
+
 RedisBloomChainParams RedisBloomScalableFilter::params() const {
   RedisBloomChainParams p;
   p.size = size_;
@@ -842,6 +848,12 @@ std::uint64_t RedisCuckooFilter::redisbloom_size() const noexcept {
 std::uint64_t RedisCuckooFilter::memory_bytes() const noexcept {
   std::uint64_t total = filters_.capacity() * sizeof(SubFilter);
   for (const SubFilter& f : filters_) total += f.data.bytes();
+  return total;
+}
+
+std::uint64_t RedisCuckooFilter::bytes_held() const noexcept {
+  std::uint64_t total = filters_.capacity() * sizeof(SubFilter);
+  for (const SubFilter& f : filters_) total += f.data.bytes_held();
   return total;
 }
 

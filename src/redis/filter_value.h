@@ -61,8 +61,7 @@ struct Transfer {
 };
 
 // A value is the filter and one pointer: no flag, since a loading value (the only kind
-// without a filter) always has its transfer. For BF.RESERVE this keeps MEMORY USAGE at
-// RedisBloom's: 48 bytes here and one 48-byte stage, against its 32 and 64.
+// without a filter) always has its transfer.
 template <typename Filter>
 struct FilterValue {
   union {
@@ -98,7 +97,6 @@ struct BfFamily {
   static constexpr const char* kTypeName = "bloomkitB";
   static constexpr const char* kLoadChunk = "BF.LOADCHUNK";
   static inline RedisModuleType* type = nullptr;
-  static std::uint64_t Overhead(const Filter& f) noexcept { return f.num_stages() * sizeof(BloomFilter); }
 };
 
 struct CfFamily {
@@ -106,7 +104,6 @@ struct CfFamily {
   static constexpr const char* kTypeName = "bloomkitC";
   static constexpr const char* kLoadChunk = "CF.LOADCHUNK";
   static inline RedisModuleType* type = nullptr;
-  static std::uint64_t Overhead(const Filter& f) noexcept { return f.num_stages() * 64; }
 };
 
 struct CbfFamily {
@@ -114,7 +111,6 @@ struct CbfFamily {
   static constexpr const char* kTypeName = "bloomkitN";
   static constexpr const char* kLoadChunk = "CBF.LOADCHUNK";
   static inline RedisModuleType* type = nullptr;
-  static std::uint64_t Overhead(const Filter& /*f*/) noexcept { return 0; }
 };
 
 // Values live in Redis' allocator so that INFO memory and MEMORY USAGE count them.
@@ -148,9 +144,9 @@ void DeleteValue(FilterValue<Filter>* value) noexcept {
 // figure of MEMORY USAGE and of INFO's "Size").
 template <typename Family>
 std::uint64_t ValueMemory(const FilterValue<typename Family::Filter>& v) noexcept {
-  std::uint64_t bytes = sizeof(v);
+  std::uint64_t bytes = BlockBytes(&v, sizeof(v));
   if (v.transfer) bytes += sizeof(Transfer) + v.transfer->pending.reserved_bytes();
-  if (v.ready()) bytes += v.filter.memory_bytes() + Family::Overhead(v.filter);
+  if (v.ready()) bytes += v.filter.bytes_held();
   return bytes;
 }
 
