@@ -562,10 +562,9 @@ Result<RedisCuckooFilter> LoadRedisCuckooRdb(RdbReader& in, int encoding_version
     }
     if (!slots.empty()) std::memcpy(slots.data(), data->data(), slots.size());
   }
-  if (filter.CountOccupiedSlots() != filter.count()) {
-    return MakeError(ErrorCode::kParameterMismatch, "item count ", filter.count(), " differs from the ",
-                     filter.CountOccupiedSlots(), " fingerprints stored");
-  }
+  // The item count is not checked against the fingerprints stored: RedisBloom saves a
+  // key whose LOADCHUNK load is incomplete (the header's count, slots still empty) and
+  // loads it again, and so must this loader, or Redis would not start from that RDB.
   return made;
 }
 
@@ -998,10 +997,6 @@ Result<RedisCuckooFilter> RedisCuckooFilter::Deserialize(std::span<const std::by
   for (std::size_t i = 0; i < f.num_filters(); ++i) spans.push_back(f.filter_data(i));
   Status filled = FillArrays(payload, kCuckooHeaderBytes, spans);
   if (!filled.ok()) return filled.error();
-  if (f.CountOccupiedSlots() != f.count()) {
-    return MakeError(ErrorCode::kParameterMismatch, "item count ", f.count(), " differs from the ",
-                     f.CountOccupiedSlots(), " fingerprints stored");
-  }
   return filter;
 }
 

@@ -748,10 +748,6 @@ Result<RedisCuckooFilter> RedisCuckooFilter::FromParams(const RedisCuckooParams&
     return MakeError(ErrorCode::kTooLarge, "sub-filters of ", total, " bytes and their header exceed the limit of ",
                      options.max_memory_bytes, " bytes");
   }
-  if (p.num_items > kMaxFileCount || p.num_deletes > kMaxFileCount) {
-    return MakeError(ErrorCode::kParameterMismatch, "item count ", p.num_items, " or delete count ", p.num_deletes,
-                     " is over the largest count a filter keeps, ", kMaxFileCount);
-  }
   RedisCuckooFilter f;
   f.num_buckets_ = p.num_buckets;
   f.num_items_ = p.num_items;

@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 
+#include "bloomkit/format.h"
 #include "bloomkit/redisbloom.h"
 #include "bloomkit/redisbloom_codec.h"
 #include "fuzz_input.h"
@@ -49,9 +50,12 @@ void Exercise(bloomkit::RedisBloomScalableFilter& f) {
 void Exercise(bloomkit::RedisCuckooFilter& f) {
   (void)f.MayContain("probe");
   (void)f.Count("probe");
-  if (f.CountOccupiedSlots() == f.count()) {  // chunks alone do not check the item count
-    auto payload = bloomkit::DecodeRedisCuckooDump(bloomkit::EncodeRedisCuckooDump(f), kLimits);
-    BLOOMKIT_FUZZ_CHECK(payload.ok() && payload.value() == f);
+  auto payload = bloomkit::DecodeRedisCuckooDump(bloomkit::EncodeRedisCuckooDump(f), kLimits);
+  BLOOMKIT_FUZZ_CHECK(payload.ok() && payload.value() == f);
+  // The item count is RedisBloom's counter, not checked against the slots (a key whose
+  // LOADCHUNK stopped after the header keeps it; deletes may wrap it as in RedisBloom):
+  // a file holds counts up to 2^63 - 1.
+  if (f.count() <= bloomkit::kMaxFileCount) {
     auto file = bloomkit::RedisCuckooFilter::Deserialize(f.Serialize(), kLimits);
     BLOOMKIT_FUZZ_CHECK(file.ok() && file.value() == f);
   }
