@@ -441,6 +441,7 @@ Result<RedisBloomScalableFilter> LoadRedisBloomRdb(RdbReader& in, int encoding_v
     growth = g.value();
   }
   internal::RedisBloomBuilder builder(options.max_memory_bytes);
+  std::uint64_t announced = 0;  // bytes the links read so far announce
   for (std::uint64_t i = 0; i < nfilters.value(); ++i) {
     RedisBloomLinkParams p;
     auto entries = in.LoadUnsigned();
@@ -472,6 +473,12 @@ Result<RedisBloomScalableFilter> LoadRedisBloomRdb(RdbReader& in, int encoding_v
       if (n2.value() > 63)
         return MakeError(ErrorCode::kParameterMismatch, "link ", i, ": n2 ", n2.value(), " is over 63");
       p.n2 = static_cast<std::uint8_t>(n2.value());
+    }
+    // The bit count comes before the bit array: a link past the limit is refused before
+    // the string is read (Redis allocates the string's claimed length to read it).
+    if (!internal::CheckedAdd(announced, p.bits / 8, &announced) || announced > options.max_memory_bytes) {
+      return MakeError(ErrorCode::kTooLarge, "link ", i, " of ", p.bits, " bits takes the filter past the limit of ",
+                       options.max_memory_bytes, " bytes");
     }
     auto data = in.LoadStringBuffer();
     if (!data.ok()) return std::move(data).error();

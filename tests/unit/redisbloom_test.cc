@@ -465,5 +465,30 @@ TEST(RedisBloomCodec, LimitsBoundTheFilePayload) {
   EXPECT_EQ(accepted, 100 - 40);  // from 1,024 + 40 bytes (38 + 2 of padding) on
 }
 
+// A link's bit count precedes its bit array in the RDB value: one past the limit is
+// refused before the array is read (Redis allocates what a string claims to read it).
+TEST(RedisBloomCodec, RdbLinkPastTheLimitIsRefusedBeforeItsArray) {
+  auto f = RedisBloomScalableFilter::Create({.capacity = 1000, .fp_rate = 0.01});
+  ASSERT_TRUE(f.ok());
+  const RedisBloomLinkParams p = f->link(0);
+  DumpPayloadWriter w(kRedisBloomTypeName, 4);
+  for (std::uint64_t v :
+       {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{kRedisBloomForce64 | kRedisBloomNoRound}, std::uint64_t{2}}) {
+    w.SaveUnsigned(v);
+  }
+  w.SaveUnsigned(p.entries);
+  w.SaveDouble(p.error);
+  w.SaveUnsigned(p.hashes);
+  w.SaveDouble(p.bpe);
+  w.SaveUnsigned(std::uint64_t{1} << 40);  // 128 GiB of bits, then a short array
+  w.SaveUnsigned(0);
+  w.SaveStringBuffer(f->link_data(0));
+  w.SaveUnsigned(0);
+  auto big = DecodeRedisBloomDump(std::move(w).Finish(), {.max_memory_bytes = 1 << 20});
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().code(), ErrorCode::kTooLarge) << big.error().message();
+  EXPECT_NE(big.error().message().find("1099511627776 bits"), std::string::npos) << big.error().message();
+}
+
 }  // namespace
 }  // namespace bloomkit
