@@ -45,15 +45,12 @@ Result<BlockedBloomFilter> CreateAs(std::type_identity<BlockedBloomFilter> /*tag
       {.capacity = s.capacity, .fp_rate = s.fp_rate, .max_memory_bytes = s.max_memory_bytes});
 }
 
-#if BLOOMKIT_CLI_HAVE_COUNTING
 Result<CountingBloomFilter> CreateAs(std::type_identity<CountingBloomFilter> /*tag*/, const CreateSpec& s) {
   CountingOptions options;
   options.bloom = {.capacity = s.capacity, .fp_rate = s.fp_rate, .max_memory_bytes = s.max_memory_bytes};
   return CountingBloomFilter::Create(options);
 }
-#endif
 
-#if BLOOMKIT_CLI_HAVE_SCALABLE
 Result<ScalableBloomFilter> CreateAs(std::type_identity<ScalableBloomFilter> /*tag*/, const CreateSpec& s) {
   ScalableOptions options;
   options.initial_capacity = s.capacity;
@@ -62,9 +59,7 @@ Result<ScalableBloomFilter> CreateAs(std::type_identity<ScalableBloomFilter> /*t
   options.max_memory_bytes = s.max_memory_bytes;
   return ScalableBloomFilter::Create(options);
 }
-#endif
 
-#if BLOOMKIT_CLI_HAVE_CUCKOO
 Result<CuckooFilter> CreateAs(std::type_identity<CuckooFilter> /*tag*/, const CreateSpec& s) {
   CuckooOptions options;
   options.capacity = s.capacity;
@@ -74,7 +69,6 @@ Result<CuckooFilter> CreateAs(std::type_identity<CuckooFilter> /*tag*/, const Cr
   options.max_memory_bytes = s.max_memory_bytes;
   return CuckooFilter::Create(options);
 }
-#endif
 
 // RedisBloom's kinds: BF.RESERVE capacity error [EXPANSION growth]; CF.RESERVE capacity
 // [BUCKETSIZE b] [EXPANSION e] (MAXITERATIONS stays RedisBloom's default of 20).
@@ -176,7 +170,6 @@ FilterSummary Summarize(const F& f) {
   return s;
 }
 
-#if BLOOMKIT_CLI_HAVE_COUNTING
 FilterSummary Summarize(const CountingBloomFilter& f) {
   FilterSummary s;
   s.kind = CountingBloomFilter::kKind;
@@ -201,9 +194,7 @@ FilterSummary Summarize(const CountingBloomFilter& f) {
   }
   return s;
 }
-#endif
 
-#if BLOOMKIT_CLI_HAVE_SCALABLE
 FilterSummary Summarize(const ScalableBloomFilter& f) {
   FilterSummary s;
   s.kind = ScalableBloomFilter::kKind;
@@ -224,9 +215,7 @@ FilterSummary Summarize(const ScalableBloomFilter& f) {
   s.fill_ratio = s.num_bits == 0 ? 0.0 : static_cast<double>(set_bits) / static_cast<double>(s.num_bits);
   return s;
 }
-#endif
 
-#if BLOOMKIT_CLI_HAVE_CUCKOO
 FilterSummary Summarize(const CuckooFilter& f) {
   FilterSummary s;
   s.kind = CuckooFilter::kKind;
@@ -254,7 +243,6 @@ FilterSummary Summarize(const CuckooFilter& f) {
   s.num_hashes = 2;  // two candidate buckets per key
   return s;
 }
-#endif
 
 FilterSummary Summarize(const RedisBloomScalableFilter& f) {
   FilterSummary s;
