@@ -127,7 +127,7 @@ class BlockedBloomFilter {
   [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return words_.bytes(); }
-  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return words_.bytes(); }
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return words_.bytes_held(); }
   [[nodiscard]] std::uint64_t CountSetBits() const noexcept;
   [[nodiscard]] double FillRatio() const noexcept;
   // Distinct keys estimated from the set bits of each lane (Swamidass & Baldi per lane).

@@ -45,15 +45,12 @@ Result<BlockedBloomFilter> CreateAs(std::type_identity<BlockedBloomFilter> /*tag
       {.capacity = s.capacity, .fp_rate = s.fp_rate, .max_memory_bytes = s.max_memory_bytes});
 }
 
-#if BLOOMKIT_CLI_HAVE_COUNTING
 Result<CountingBloomFilter> CreateAs(std::type_identity<CountingBloomFilter> /*tag*/, const CreateSpec& s) {
   CountingOptions options;
   options.bloom = {.capacity = s.capacity, .fp_rate = s.fp_rate, .max_memory_bytes = s.max_memory_bytes};
   return CountingBloomFilter::Create(options);
 }
-#endif
 
-#if BLOOMKIT_CLI_HAVE_SCALABLE
 Result<ScalableBloomFilter> CreateAs(std::type_identity<ScalableBloomFilter> /*tag*/, const CreateSpec& s) {
   ScalableOptions options;
   options.initial_capacity = s.capacity;
@@ -62,9 +59,7 @@ Result<ScalableBloomFilter> CreateAs(std::type_identity<ScalableBloomFilter> /*t
   options.max_memory_bytes = s.max_memory_bytes;
   return ScalableBloomFilter::Create(options);
 }
-#endif
 
-#if BLOOMKIT_CLI_HAVE_CUCKOO
 Result<CuckooFilter> CreateAs(std::type_identity<CuckooFilter> /*tag*/, const CreateSpec& s) {
   CuckooOptions options;
   options.capacity = s.capacity;
@@ -74,7 +69,6 @@ Result<CuckooFilter> CreateAs(std::type_identity<CuckooFilter> /*tag*/, const Cr
   options.max_memory_bytes = s.max_memory_bytes;
   return CuckooFilter::Create(options);
 }
-#endif
 
 // RedisBloom's kinds: BF.RESERVE capacity error [EXPANSION growth]; CF.RESERVE capacity
 // [BUCKETSIZE b] [EXPANSION e] (MAXITERATIONS stays RedisBloom's default of 20).
@@ -192,7 +186,6 @@ FilterSummary Summarize(const F& f) {
   return s;
 }
 
-#if BLOOMKIT_CLI_HAVE_COUNTING
 FilterSummary Summarize(const CountingBloomFilter& f) {
   FilterSummary s;
   s.kind = CountingBloomFilter::kKind;
@@ -217,9 +210,7 @@ FilterSummary Summarize(const CountingBloomFilter& f) {
   }
   return s;
 }
-#endif
 
-#if BLOOMKIT_CLI_HAVE_SCALABLE
 FilterSummary Summarize(const ScalableBloomFilter& f) {
   FilterSummary s;
   s.kind = ScalableBloomFilter::kKind;
@@ -240,9 +231,7 @@ FilterSummary Summarize(const ScalableBloomFilter& f) {
   s.fill_ratio = s.num_bits == 0 ? 0.0 : static_cast<double>(set_bits) / static_cast<double>(s.num_bits);
   return s;
 }
-#endif
 
-#if BLOOMKIT_CLI_HAVE_CUCKOO
 FilterSummary Summarize(const CuckooFilter& f) {
   FilterSummary s;
   s.kind = CuckooFilter::kKind;
@@ -270,7 +259,6 @@ FilterSummary Summarize(const CuckooFilter& f) {
   s.num_hashes = 2;  // two candidate buckets per key
   return s;
 }
-#endif
 
 FilterSummary Summarize(const RedisBloomScalableFilter& f) {
   FilterSummary s;
@@ -281,16 +269,12 @@ FilterSummary Summarize(const RedisBloomScalableFilter& f) {
   s.memory_bytes = f.memory_bytes();
   s.fp_rate = f.fp_rate();
   s.estimated_fp_rate = f.EstimatedFpRate();
-  // At capacity every link is full: 1 - prod(1 - e_i) over the links' error rates.
-  double none = 1;
-  std::uint64_t set_bits = 0;
+  s.expected_fp_rate = f.ExpectedFpRate();  // every link full at its own rate
+  s.num_bits = f.num_bits();
+  s.fill_ratio = f.FillRatio();
   for (std::size_t i = 0; i < f.num_filters(); ++i) {
     const RedisBloomLinkParams& link = f.link(i);
-    none *= 1 - link.error;
-    s.num_bits += link.bits;
     s.num_hashes = link.hashes;
-    for (const std::byte b : f.link_data(i))
-      set_bits += static_cast<std::uint64_t>(std::popcount(std::to_integer<unsigned>(b)));
     s.stages.push_back({.capacity = link.entries,
                         .count = link.size,
                         .num_bits = link.bits,
@@ -298,8 +282,6 @@ FilterSummary Summarize(const RedisBloomScalableFilter& f) {
                         .fp_rate = link.error,
                         .memory_bytes = link.bytes});
   }
-  s.expected_fp_rate = 1 - none;
-  s.fill_ratio = s.num_bits == 0 ? 0.0 : static_cast<double>(set_bits) / static_cast<double>(s.num_bits);
   return s;
 }
 
@@ -310,11 +292,11 @@ FilterSummary Summarize(const RedisCuckooFilter& f) {
   s.count = f.count();
   s.estimated_count = f.count();
   s.memory_bytes = f.memory_bytes();
-  s.num_bits = f.capacity() * 8;
+  s.num_bits = f.num_bits();
   s.can_remove = true;
-  s.fill_ratio = f.capacity() == 0 ? 0.0 : static_cast<double>(f.count()) / static_cast<double>(f.capacity());
+  s.fill_ratio = f.FillRatio();
   // One full sub-filter: a query meets 2b fingerprints, each matching with 1/255.
-  s.fp_rate = 1 - std::pow(1 - 1.0 / 255, 2.0 * f.bucket_size());
+  s.fp_rate = f.fp_rate();
   s.expected_fp_rate = s.fp_rate;
   s.estimated_fp_rate = f.EstimatedFpRate();
   s.bucket_size = f.bucket_size();

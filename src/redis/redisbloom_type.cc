@@ -170,7 +170,7 @@ void AofRewrite(RedisModuleIO* aof, RedisModuleString* key, void* opaque) noexce
 template <typename Type>
 std::size_t MemUsage(const void* opaque) noexcept {
   const auto& filter = *static_cast<const typename Type::Filter*>(opaque);
-  return static_cast<std::size_t>(sizeof(filter) + filter.memory_bytes());
+  return static_cast<std::size_t>(BlockBytes(&filter, sizeof(filter)) + filter.bytes_held());
 }
 
 template <typename Type>
