@@ -198,30 +198,12 @@ Result<bool> AddIfAbsentKey(F& f, std::string_view key) {
 // Adds keys[0..n); stops at the first error and reports it.
 template <typename F>
 Status AddKeys(F& f, std::span<const std::string_view> keys) {
-  if constexpr (kRedisBloom<F>) {
-    // RedisBloom's kinds have no batch form: BF.MADD and CF.ADD loop the same way.
-    for (const std::string_view key : keys) {
-      Status status = f.Add(key);
-      if (!status.ok()) return status;
-    }
-    return {};
-  } else {
-    return f.AddBatch(keys);
-  }
+  return f.AddBatch(keys);
 }
 
 template <typename F>
 std::size_t ContainsKeys(const F& f, std::span<const std::string_view> keys, bool* out) {
-  if constexpr (kRedisBloom<F>) {
-    std::size_t present = 0;
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-      out[i] = f.MayContain(keys[i]);
-      present += out[i] ? 1 : 0;
-    }
-    return present;
-  } else {
-    return f.MayContainBatch(keys, std::span<bool>(out, keys.size()));
-  }
+  return f.MayContainBatch(keys, std::span<bool>(out, keys.size()));
 }
 
 // Copies of a key (CF.COUNT for RedisBloom's cuckoo filter).
@@ -232,21 +214,6 @@ std::uint64_t KeyCount(const F& f, std::string_view key) {
   } else {
     return f.Occurrences(key);
   }
-}
-
-// RedisBloom's cuckoo filter has no error-rate parameter: one full sub-filter answers a
-// query with the chance that one of the 2b fingerprints it meets matches (1/255 each),
-// 1 - (1 - 1/255)^(2b): 1.56% for CF.RESERVE's default of 2 slots per bucket (the rate
-// `bloomkit info` shows for the kind).
-double RedisCuckooFullFpRate(const RedisCuckooFilter& f) {
-  return 1 - std::pow(1 - 1.0 / 255, 2.0 * f.bucket_size());
-}
-
-// A RedisBloom chain at capacity: every link full at its own rate, 1 - prod(1 - e_i).
-double RedisBloomFullFpRate(const RedisBloomScalableFilter& f) {
-  double none = 1;
-  for (std::size_t i = 0; i < f.num_filters(); ++i) none *= 1 - f.link(i).error;
-  return 1 - none;
 }
 
 // What a plain filter of a concurrent kind is, for estimates and merges.
@@ -261,11 +228,7 @@ auto Plain(const F& f) {
 
 template <typename F>
 std::uint64_t EstimatedCount(const F& f) {
-  if constexpr (kRedisBloom<F>) {
-    return f.count();  // BF.CARD; for the cuckoo filter the copies held
-  } else {
-    return f.EstimatedCount();
-  }
+  return f.EstimatedCount();  // RedisBloom's kinds: BF.CARD, or the copies a cuckoo filter holds
 }
 
 template <typename F>
@@ -276,9 +239,9 @@ double EstimatedFpRate(const F& f) {
 template <typename F>
 double ExpectedFpRate(const F& f) {
   if constexpr (std::is_same_v<F, RedisBloomScalableFilter>) {
-    return RedisBloomFullFpRate(f);
+    return f.ExpectedFpRate();
   } else if constexpr (std::is_same_v<F, RedisCuckooFilter>) {
-    return RedisCuckooFullFpRate(f);
+    return f.fp_rate();
   } else {
     return f.ExpectedFpRate();
   }
@@ -287,7 +250,7 @@ double ExpectedFpRate(const F& f) {
 template <typename F>
 double TargetFpRate(const F& f) {
   if constexpr (std::is_same_v<F, RedisCuckooFilter>) {
-    return RedisCuckooFullFpRate(f);
+    return f.fp_rate();
   } else {
     return f.fp_rate();
   }

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "bloomkit/format.h"
+#include "bloomkit/hash.h"
 #include "bloomkit/redisbloom.h"
 #include "internal/codec.h"
 #include "internal/endian.h"
@@ -398,8 +399,14 @@ void RedisBloomScalableFilter::LinkSet(Link& link, Hash h) noexcept {
   }
 }
 
-Result<bool> RedisBloomScalableFilter::AddIfAbsent(std::string_view key) {
-  return AddHashed(HashOf(key), nullptr);
+RedisBloomScalableFilter::Hash RedisBloomScalableFilter::HashOfHash(std::uint64_t hash) const noexcept {
+  const HashPair pair = ExpandHash(hash);
+  if ((options_ & kRedisBloomForce64) != 0) return {pair.h1, pair.h2};
+  return {pair.h1 & 0xffffffffU, pair.h2 & 0xffffffffU};
+}
+
+Result<bool> RedisBloomScalableFilter::AddIfAbsentHashed(Hash h) {
+  return AddHashed(h, nullptr);
 }
 
 // `newest_positions`, if given, are the key's k bit positions in the newest link,
@@ -447,6 +454,14 @@ Result<bool> RedisBloomScalableFilter::AddHashed(Hash h, const std::uint64_t* ne
   return true;
 }
 
+Result<bool> RedisBloomScalableFilter::AddIfAbsent(std::string_view key) {
+  return AddIfAbsentHashed(HashOf(key));
+}
+
+Result<bool> RedisBloomScalableFilter::AddHashIfAbsent(std::uint64_t hash) {
+  return AddIfAbsentHashed(HashOfHash(hash));
+}
+
 std::size_t RedisBloomScalableFilter::AddIfAbsentMany(std::span<const std::string_view> keys, std::span<bool> added,
                                                       Error* error) {
   // Positions are kept for links of up to 32 hashes (error rates down to about 1e-9);
@@ -486,17 +501,67 @@ std::size_t RedisBloomScalableFilter::AddIfAbsentMany(std::span<const std::strin
 }
 
 Status RedisBloomScalableFilter::Add(std::string_view key) {
-  auto added = AddIfAbsent(key);
+  auto added = AddIfAbsentHashed(HashOf(key));
   if (!added.ok()) return std::move(added).error();
   return {};
 }
 
-bool RedisBloomScalableFilter::MayContain(std::string_view key) const noexcept {
-  const Hash h = HashOf(key);
+Status RedisBloomScalableFilter::AddHash(std::uint64_t hash) {
+  auto added = AddIfAbsentHashed(HashOfHash(hash));
+  if (!added.ok()) return std::move(added).error();
+  return {};
+}
+
+bool RedisBloomScalableFilter::MayContainHashed(Hash h) const noexcept {
   for (std::size_t i = links_.size(); i-- > 0;) {
     if (LinkHas(links_[i], h)) return true;
   }
   return false;
+}
+
+bool RedisBloomScalableFilter::MayContain(std::string_view key) const noexcept {
+  return MayContainHashed(HashOf(key));
+}
+
+bool RedisBloomScalableFilter::MayContainHash(std::uint64_t hash) const noexcept {
+  return MayContainHashed(HashOfHash(hash));
+}
+
+Status RedisBloomScalableFilter::AddBatch(std::span<const std::string_view> keys) {
+  for (std::string_view key : keys) {
+    if (Status st = Add(key); !st.ok()) return st;
+  }
+  return {};
+}
+
+Status RedisBloomScalableFilter::AddHashBatch(std::span<const std::uint64_t> hashes) {
+  for (std::uint64_t hash : hashes) {
+    if (Status st = AddHash(hash); !st.ok()) return st;
+  }
+  return {};
+}
+
+std::size_t RedisBloomScalableFilter::MayContainBatch(std::span<const std::string_view> keys,
+                                                      std::span<bool> out) const noexcept {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) found += (out[i] = MayContain(keys[i])) ? 1U : 0U;
+  return found;
+}
+
+std::size_t RedisBloomScalableFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
+                                                          std::span<bool> out) const noexcept {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < hashes.size(); ++i) found += (out[i] = MayContainHash(hashes[i])) ? 1U : 0U;
+  return found;
+}
+
+void RedisBloomScalableFilter::Clear() noexcept {
+  links_.resize(1);
+  Link& first = links_.front();
+  std::span<std::uint64_t> words = first.data.span();
+  std::fill(words.begin(), words.end(), std::uint64_t{0});
+  first.params.size = 0;
+  size_ = 0;
 }
 
 std::uint64_t RedisBloomScalableFilter::capacity() const noexcept {
@@ -525,6 +590,27 @@ double RedisBloomScalableFilter::EstimatedFpRate() const noexcept {
     none *= 1 - one;
   }
   return 1 - none;
+}
+
+double RedisBloomScalableFilter::ExpectedFpRate() const noexcept {
+  double none = 1;
+  for (const Link& l : links_) none *= 1 - l.params.error;
+  return 1 - none;
+}
+
+std::uint64_t RedisBloomScalableFilter::num_bits() const noexcept {
+  std::uint64_t total = 0;
+  for (const Link& l : links_) total += l.params.bytes * 8;
+  return total;
+}
+
+double RedisBloomScalableFilter::FillRatio() const noexcept {
+  std::uint64_t set = 0;
+  for (const Link& l : links_) {
+    for (std::uint64_t w : l.data.span()) set += static_cast<std::uint64_t>(std::popcount(w));
+  }
+  const std::uint64_t bits = num_bits();
+  return bits == 0 ? 0 : static_cast<double>(set) / static_cast<double>(bits);
 }
 
 std::uint64_t RedisBloomScalableFilter::redisbloom_size() const noexcept {
@@ -620,7 +706,10 @@ bool FilterBuckets(std::uint64_t num_buckets, std::uint32_t expansion, std::uint
 }  // namespace
 
 RedisCuckooFilter::Lookup RedisCuckooFilter::LookupOf(std::string_view key) noexcept {
-  const std::uint64_t hash = RedisBloomMurmurHash64A(key, 0);
+  return LookupOfHash(RedisBloomMurmurHash64A(key, 0));
+}
+
+RedisCuckooFilter::Lookup RedisCuckooFilter::LookupOfHash(std::uint64_t hash) noexcept {
   const auto fp = static_cast<std::uint8_t>(hash % 255 + 1);
   return {hash, AltHash(fp, hash), fp};
 }
@@ -761,7 +850,18 @@ bool RedisCuckooFilter::MayContain(std::string_view key) const noexcept {
 }
 
 std::uint64_t RedisCuckooFilter::Count(std::string_view key) const noexcept {
-  const Lookup l = LookupOf(key);
+  return CountOf(LookupOf(key));
+}
+
+std::uint64_t RedisCuckooFilter::OccurrencesHash(std::uint64_t hash) const noexcept {
+  return CountOf(LookupOfHash(hash));
+}
+
+bool RedisCuckooFilter::MayContainHash(std::uint64_t hash) const noexcept {
+  return Contains(LookupOfHash(hash));
+}
+
+std::uint64_t RedisCuckooFilter::CountOf(const Lookup& l) const noexcept {
   std::uint64_t n = 0;
   for (const SubFilter& f : filters_) {
     n += CountIn(f.slots() + SlotOffset(l.h1, f.num_buckets, bucket_size_), bucket_size_, l.fp);
@@ -829,16 +929,70 @@ Status RedisCuckooFilter::Add(std::string_view key) {
   return Insert(LookupOf(key));
 }
 
-Result<bool> RedisCuckooFilter::AddIfAbsent(std::string_view key) {
-  const Lookup l = LookupOf(key);
+Status RedisCuckooFilter::AddHash(std::uint64_t hash) {
+  return Insert(LookupOfHash(hash));
+}
+
+Result<bool> RedisCuckooFilter::AddIfAbsentLookup(const Lookup& l) {
   if (Contains(l)) return false;
   Status inserted = Insert(l);
   if (!inserted.ok()) return inserted.error();
   return true;
 }
 
+Result<bool> RedisCuckooFilter::AddIfAbsent(std::string_view key) {
+  return AddIfAbsentLookup(LookupOf(key));
+}
+
+Result<bool> RedisCuckooFilter::AddHashIfAbsent(std::uint64_t hash) {
+  return AddIfAbsentLookup(LookupOfHash(hash));
+}
+
+Status RedisCuckooFilter::AddBatch(std::span<const std::string_view> keys) {
+  for (std::string_view key : keys) {
+    if (Status st = Add(key); !st.ok()) return st;
+  }
+  return {};
+}
+
+Status RedisCuckooFilter::AddHashBatch(std::span<const std::uint64_t> hashes) {
+  for (std::uint64_t hash : hashes) {
+    if (Status st = AddHash(hash); !st.ok()) return st;
+  }
+  return {};
+}
+
+std::size_t RedisCuckooFilter::MayContainBatch(std::span<const std::string_view> keys,
+                                               std::span<bool> out) const noexcept {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) found += (out[i] = MayContain(keys[i])) ? 1U : 0U;
+  return found;
+}
+
+std::size_t RedisCuckooFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
+                                                   std::span<bool> out) const noexcept {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < hashes.size(); ++i) found += (out[i] = MayContainHash(hashes[i])) ? 1U : 0U;
+  return found;
+}
+
+void RedisCuckooFilter::Clear() noexcept {
+  filters_.resize(1);
+  std::span<std::uint64_t> words = filters_.front().data.span();
+  std::fill(words.begin(), words.end(), std::uint64_t{0});
+  num_items_ = 0;
+  num_deletes_ = 0;
+}
+
 bool RedisCuckooFilter::Remove(std::string_view key) noexcept {
-  const Lookup l = LookupOf(key);
+  return RemoveLookup(LookupOf(key));
+}
+
+bool RedisCuckooFilter::RemoveHash(std::uint64_t hash) noexcept {
+  return RemoveLookup(LookupOfHash(hash));
+}
+
+bool RedisCuckooFilter::RemoveLookup(const Lookup& l) noexcept {
   for (std::size_t i = filters_.size(); i-- > 0;) {
     SubFilter& f = filters_[i];
     std::uint8_t* slot = FindIn(f.slots() + SlotOffset(l.h1, f.num_buckets, bucket_size_), bucket_size_, l.fp);
@@ -903,6 +1057,19 @@ double RedisCuckooFilter::EstimatedFpRate() const noexcept {
   const double load = static_cast<double>(num_items_) / slots;
   const double per_filter = 2.0 * bucket_size_ * load;
   return 1 - std::pow(1 - 1.0 / 255, per_filter * static_cast<double>(filters_.size()));
+}
+
+double RedisCuckooFilter::ExpectedFpRate() const noexcept {
+  return 1 - std::pow(1 - 1.0 / 255, 2.0 * bucket_size_ * static_cast<double>(filters_.size()));
+}
+
+double RedisCuckooFilter::fp_rate() const noexcept {
+  return 1 - std::pow(1 - 1.0 / 255, 2.0 * bucket_size_);
+}
+
+double RedisCuckooFilter::FillRatio() const noexcept {
+  const std::uint64_t slots = capacity();
+  return slots == 0 ? 0 : static_cast<double>(num_items_) / static_cast<double>(slots);
 }
 
 std::uint64_t RedisCuckooFilter::redisbloom_size() const noexcept {

@@ -132,6 +132,45 @@ TEST(RedisCuckoo, CompactDropsEmptiedSubFilters) {
   for (int i = 280; i < 300; ++i) EXPECT_TRUE(f->MayContain("k" + std::to_string(i))) << i;
 }
 
+// The cuckoo filter's hash form takes RedisBloom's own h: adding by hash or by key
+// writes the same bytes and answers alike, removal included.
+TEST(RedisCuckoo, HashFormIsTheKeysMurmurHash) {
+  auto by_key = RedisCuckooFilter::Create({.capacity = 64, .bucket_size = 2, .expansion = 1});
+  auto by_hash = RedisCuckooFilter::Create({.capacity = 64, .bucket_size = 2, .expansion = 1});
+  ASSERT_TRUE(by_key.ok() && by_hash.ok());
+  for (int i = 0; i < 300; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    ASSERT_TRUE(by_key->Add(key).ok());
+    ASSERT_TRUE(by_hash->AddHash(RedisBloomMurmurHash64A(key, 0)).ok());
+  }
+  EXPECT_GT(by_hash->num_stages(), 1U);
+  EXPECT_TRUE(by_key.value() == by_hash.value());
+  EXPECT_TRUE(by_hash->RemoveHash(RedisBloomMurmurHash64A("k7", 0)));
+  EXPECT_TRUE(by_key->Remove("k7"));
+  EXPECT_TRUE(by_key.value() == by_hash.value());
+  EXPECT_EQ(by_hash->OccurrencesHash(RedisBloomMurmurHash64A("k8", 0)), by_key->Occurrences("k8"));
+}
+
+// Clear gives back the filter Create made, whatever it grew into.
+TEST(RedisBloomKinds, ClearIsAFreshFilter) {
+  const RedisBloomOptions bf_options{.capacity = 100, .fp_rate = 0.01};
+  auto bf = RedisBloomScalableFilter::Create(bf_options);
+  ASSERT_TRUE(bf.ok());
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(bf->Add("k" + std::to_string(i)).ok());
+  ASSERT_GT(bf->num_stages(), 2U);
+  bf->Clear();
+  EXPECT_TRUE(bf.value() == RedisBloomScalableFilter::Create(bf_options).value());
+
+  const RedisCuckooOptions cf_options{.capacity = 64, .bucket_size = 4, .expansion = 2};
+  auto cf = RedisCuckooFilter::Create(cf_options);
+  ASSERT_TRUE(cf.ok());
+  for (int i = 0; i < 500; ++i) ASSERT_TRUE(cf->Add("k" + std::to_string(i)).ok());
+  ASSERT_TRUE(cf->Remove("k1"));
+  ASSERT_GT(cf->num_stages(), 2U);
+  cf->Clear();
+  EXPECT_TRUE(cf.value() == RedisCuckooFilter::Create(cf_options).value());
+}
+
 // The encodings before version 4 lack fields; a payload written in them decodes with
 // RedisBloom's defaults for what is missing.
 TEST(RedisBloomCodec, OlderBloomEncodings) {
