@@ -65,6 +65,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/byte_sink.h"
 #include "bloomkit/byte_source.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/options.h"
@@ -148,6 +149,9 @@ class RedisBloomScalableFilter {
   static Result<RedisBloomScalableFilter> Deserialize(const FileHeader& header, ByteSource payload,
                                                       const LoadOptions& options = {});
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+  // The bytes Serialize() returns without compression, handed to `sink` piece by piece
+  // from the filter's memory (SaveFile streams them); false if the sink stopped.
+  bool SerializeTo(ByteSink sink) const noexcept;
 
   // BF.ADD: true if added, false if it may already be present; kFull for a full
   // non-scaling chain, kTooLarge if a new link would exceed the memory limit.
@@ -272,6 +276,8 @@ class RedisCuckooFilter {
   static Result<RedisCuckooFilter> Deserialize(const FileHeader& header, ByteSource payload,
                                                const LoadOptions& options = {});
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+  // As RedisBloomScalableFilter::SerializeTo.
+  bool SerializeTo(ByteSink sink) const noexcept;
 
   // CF.ADD: one more copy. kFull when there is no room and expansion is 0, kTooLarge when
   // a new sub-filter would pass the memory limit or RedisBloom's 65,535 sub-filters.
