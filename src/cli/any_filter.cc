@@ -253,11 +253,11 @@ std::vector<std::byte> AnyFilter::Serialize(const SaveOptions& options) const {
   return std::visit([&](const auto& f) { return f.Serialize(options); }, filter_);
 }
 
-FilterKind AnyFilter::kind() const noexcept {
+FilterKind AnyFilter::kind() const {
   return std::visit([](const auto& f) { return std::decay_t<decltype(f)>::kKind; }, filter_);
 }
 
-bool AnyFilter::CanRemove() const noexcept {
+bool AnyFilter::CanRemove() const {
   return std::visit([](const auto& f) { return Removable<std::decay_t<decltype(f)>>; }, filter_);
 }
 
@@ -349,7 +349,7 @@ concept MergesFromFile = requires(F& f, FilterReader& reader) {
 
 }  // namespace
 
-bool AnyFilter::CanMergeFrom(FilterKind kind) const noexcept {
+bool AnyFilter::CanMergeFrom(FilterKind kind) const {
   return std::visit(
       [kind](const auto& f) {
         using F = std::decay_t<decltype(f)>;
