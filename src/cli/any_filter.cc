@@ -96,22 +96,6 @@ Result<FilterVariant> CreateVariant(const CreateSpec& spec) {
 }
 
 template <std::size_t I = 0>
-Result<FilterVariant> DeserializeVariant(FilterKind kind, std::span<const std::byte> bytes,
-                                         const LoadOptions& options) {
-  if constexpr (I == std::variant_size_v<FilterVariant>) {
-    return Error(ErrorCode::kUnsupported, fmt::format("holds a {} filter, which this build cannot read (kind {} is "
-                                                      "not available in this build)",
-                                                      FilterKindName(kind), FilterKindName(kind)));
-  } else {
-    using F = std::variant_alternative_t<I, FilterVariant>;
-    if (F::kKind != kind) return DeserializeVariant<I + 1>(kind, bytes, options);
-    auto parsed = F::Deserialize(bytes, options);
-    if (!parsed.ok()) return std::move(parsed).error();
-    return FilterVariant(std::in_place_index<I>, std::move(parsed).value());
-  }
-}
-
-template <std::size_t I = 0>
 Result<FilterVariant> LoadVariant(FilterReader& reader, const LoadOptions& options) {
   const FilterKind kind = reader.header().kind;
   if constexpr (I == std::variant_size_v<FilterVariant>) {
@@ -232,11 +216,9 @@ Result<AnyFilter> AnyFilter::Create(const CreateSpec& spec) {
 }
 
 Result<AnyFilter> AnyFilter::Deserialize(std::span<const std::byte> bytes, const LoadOptions& options) {
-  auto header = PeekHeader(bytes);  // the kind; the kind's Deserialize checks the rest
-  if (!header.ok()) return std::move(header).error();
-  auto parsed = DeserializeVariant(header->kind, bytes, options);
-  if (!parsed.ok()) return std::move(parsed).error();
-  return AnyFilter(std::move(parsed).value());
+  auto reader = FilterReader::OpenBytes(bytes, std::nullopt, options.max_memory_bytes);
+  if (!reader.ok()) return std::move(reader).error();
+  return Load(reader.value(), options);
 }
 
 Result<AnyFilter> AnyFilter::Load(FilterReader& reader, const LoadOptions& options) {
