@@ -161,8 +161,9 @@ class RedisBloomScalableFilter {
   // BF.MADD: AddIfAbsent of each key in order, with the same answers and the same bits;
   // the cache lines a group of keys will set in the newest link are fetched first, so
   // their misses overlap. Writes added[i] for each key handled and returns how many were
-  // handled: all of them, or up to the first that failed (its error in *error).
-  std::size_t AddIfAbsentMany(std::span<const std::string_view> keys, std::span<bool> added, Error* error);
+  // handled: all of them, or up to the first that failed (its error in *error). The same
+  // verb as ScalableBloomFilter::AddIfAbsentBatch.
+  std::size_t AddIfAbsentBatch(std::span<const std::string_view> keys, std::span<bool> added, Status* error);
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
   // The hash forms (see the file comment) and the batch forms of filter.h.
   Status AddHash(std::uint64_t hash);
