@@ -133,9 +133,9 @@ WordArray WordArray::Allocate(std::uint64_t num_words) noexcept {
     array.num_words_ = kMaxWords;
     return array;
   }
-  array.allocator_ = g_installed.current & 0xffU;
+  array.allocator_ = static_cast<std::uint8_t>(g_installed.current);
   array.data_ = static_cast<std::uint64_t*>(Current().allocate(static_cast<std::size_t>(num_words * 8), kAlignment));
-  array.num_words_ = num_words & kMaxWords;
+  array.num_words_ = num_words;
   return array;
 }
 
@@ -145,7 +145,7 @@ WordArray WordArray::Borrow(const std::uint64_t* data, std::uint64_t num_words) 
   if (num_words == 0) return array;
   // Only reads go through a borrowed array (its owners hand out const access alone).
   array.data_ = const_cast<std::uint64_t*>(data);
-  array.num_words_ = num_words & kMaxWords;
+  array.num_words_ = num_words;
   array.allocator_ = kBorrowedIndex;
   return array;
 }
@@ -171,7 +171,7 @@ WordArray::~WordArray() {
 }
 
 WordArray::WordArray(const WordArray& other)
-    : num_words_(other.num_words_), allocator_(g_installed.current & 0xffU), owner_byte_(other.owner_byte_) {
+    : num_words_(other.num_words_), allocator_(static_cast<std::uint8_t>(g_installed.current)) {
   if (num_words_ == 0) return;
   data_ = static_cast<std::uint64_t*>(Current().allocate(static_cast<std::size_t>(num_words_ * 8), kAlignment));
   if (data_ == nullptr) {
@@ -190,7 +190,7 @@ WordArray& WordArray::operator=(const WordArray& other) {
 }
 
 WordArray::WordArray(WordArray&& other) noexcept
-    : data_(other.data_), num_words_(other.num_words_), allocator_(other.allocator_), owner_byte_(other.owner_byte_) {
+    : data_(other.data_), num_words_(other.num_words_), allocator_(other.allocator_) {
   other.data_ = nullptr;
   other.num_words_ = 0;
 }
@@ -201,7 +201,6 @@ WordArray& WordArray::operator=(WordArray&& other) noexcept {
     data_ = other.data_;
     num_words_ = other.num_words_;
     allocator_ = other.allocator_;
-    owner_byte_ = other.owner_byte_;
     other.data_ = nullptr;
     other.num_words_ = 0;
   }
