@@ -125,6 +125,22 @@ const Allocator& DefaultAllocator() noexcept {
   return kDefault;
 }
 
+namespace internal {
+std::uint8_t CurrentAllocatorIndex() noexcept {
+  return static_cast<std::uint8_t>(g_installed.current);
+}
+void* AllocateWith(std::uint8_t index, std::size_t bytes, std::size_t alignment) noexcept {
+  return g_installed.table[index].allocate(bytes, alignment);
+}
+void DeallocateWith(std::uint8_t index, void* pointer, std::size_t bytes, std::size_t alignment) noexcept {
+  g_installed.table[index].deallocate(pointer, bytes, alignment);
+}
+std::size_t HeldBy(std::uint8_t index, const void* pointer, std::size_t bytes, std::size_t alignment) noexcept {
+  const Allocator& a = g_installed.table[index];
+  return a.held == nullptr ? bytes : a.held(pointer, bytes, alignment);
+}
+}  // namespace internal
+
 WordArray WordArray::Allocate(std::uint64_t num_words) noexcept {
   WordArray array;
   if (num_words == 0) return array;
