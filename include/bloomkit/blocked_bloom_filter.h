@@ -23,17 +23,26 @@
 // the classic one for the same rate. Sizing uses the exact Poisson mixture (sizing.h).
 //
 // A second layout, BlockedLayout::kLanes256 (BloomOptions::blocked_layout), trades ~4%
-// more bits at 1% for about half the time per key: one 64-bit XXH3-64 hash h per key,
-// block FastRange64(h, num_blocks) of 256 bits, and one bit in each 32-bit lane j < k:
+// more bits at 1% for about half the time per key: one 64-bit hash h per key (hash id
+// 4, HashKeyShort64, for new filters; hash id 3, XXH3-64, on request and in older
+// files), block FastRange64(h, num_blocks) of 256 bits, and one bit in each 32-bit lane
+// j < k:
 //
 //   +------+------+------+------+------+------+------+------+
 //   |lane 0|lane 1|lane 2|lane 3|lane 4|lane 5|lane 6|lane 7|  256 bits (4 words)
 //   +------+------+------+------+------+------+------+------+
 //   lane j gets bit ((lo32(h) * kSalt[j]) >> 27), k = 1..8
 //
-// One block load, one SIMD compare. Its files carry hash id 3 and params[2] = 1
+// One block load, one SIMD compare. Its files carry hash id 4 or 3 and params[2] = 1
 // (docs/FORMAT.md). A caller's hash (AddHash) passes through the SplitMix64 finalizer;
 // a HashPair's h1 is used as the 64-bit hash.
+//
+// Code compiled with AVX2 enabled (-mavx2, -march=x86-64-v3 or newer) runs the
+// single-key Add and MayContain of such a filter with hash id 4 and keys of up to 8
+// bytes inline, in the caller's loop: hash, block and probe are a dozen instructions,
+// and independent lookups overlap in the out-of-order core. Other code calls the
+// library, which picks its AVX2 or portable kernels at run time; both give the same
+// bits.
 #pragma once
 
 #include <array>
@@ -42,6 +51,10 @@
 #include <span>
 #include <string_view>
 #include <vector>
+
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 
 #include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
@@ -77,18 +90,35 @@ class BlockedBloomFilter {
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
 
   // Never fail (always ok). Inline, so that the caller sees the constant status.
-  Status Add(std::string_view key) noexcept {
+  // Always inlined: with and without AVX2 they are different code (see above), and no
+  // out-of-line copy of one may serve callers of the other.
+  [[gnu::always_inline]] Status Add(std::string_view key) noexcept {
+#ifdef __AVX2__
+    if (inline_short_keys_ && key.size() <= 8) {
+      static_cast<void>(InsertShortInline(HashShortKey(key)));
+      return {};
+    }
+#endif
     static_cast<void>(InsertKey(key));
     return {};
   }
-  Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
-  [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
+  Result<bool> AddIfAbsent(std::string_view key) noexcept {
+    return InsertKey(key);
+  }
+  [[nodiscard, gnu::always_inline]] bool MayContain(std::string_view key) const noexcept {
+#ifdef __AVX2__
+    if (inline_short_keys_ && key.size() <= 8) return ContainsShortInline(HashShortKey(key));
+#endif
+    return ContainsKey(key);
+  }
 
   Status AddHash(std::uint64_t hash) noexcept {
     static_cast<void>(InsertHash(hash));
     return {};
   }
-  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return InsertHash(hash); }
+  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept {
+    return InsertHash(hash);
+  }
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept;
 
   Status AddBatch(std::span<const std::string_view> keys) noexcept;
@@ -103,19 +133,41 @@ class BlockedBloomFilter {
   Status Merge(const BlockedBloomFilter& other);
   Status Intersect(const BlockedBloomFilter& other);
 
-  [[nodiscard]] std::uint64_t num_bits() const noexcept { return num_blocks_ * block_bits(); }
-  [[nodiscard]] BlockedLayout layout() const noexcept { return layout_; }
+  [[nodiscard]] std::uint64_t num_bits() const noexcept {
+    return num_blocks_ * block_bits();
+  }
+  [[nodiscard]] BlockedLayout layout() const noexcept {
+    return layout_;
+  }
   // 512 or 256, by layout.
   [[nodiscard]] std::uint64_t block_bits() const noexcept {
     return layout_ == BlockedLayout::kLanes256 ? 256 : kBlockBits;
   }
-  [[nodiscard]] std::uint64_t num_blocks() const noexcept { return num_blocks_; }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return num_hashes_; }
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
-  [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
-  [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
-  [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return words_.bytes(); }
-  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return words_.bytes(); }
+  [[nodiscard]] std::uint64_t num_blocks() const noexcept {
+    return num_blocks_;
+  }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept {
+    return num_hashes_;
+  }
+  // kHashIdXxh3DoubleHashing (512-bit blocks), kHashIdShort64 or kHashIdXxh3x64.
+  [[nodiscard]] std::uint16_t hash_id() const noexcept {
+    return hash_id_;
+  }
+  [[nodiscard]] std::uint64_t capacity() const noexcept {
+    return capacity_;
+  }
+  [[nodiscard]] double fp_rate() const noexcept {
+    return fp_rate_;
+  }
+  [[nodiscard]] std::uint64_t count() const noexcept {
+    return count_;
+  }
+  [[nodiscard]] std::uint64_t memory_bytes() const noexcept {
+    return words_.bytes();
+  }
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept {
+    return words_.bytes();
+  }
   [[nodiscard]] std::uint64_t CountSetBits() const noexcept;
   [[nodiscard]] double FillRatio() const noexcept;
   // Distinct keys estimated from the set bits of each lane (Swamidass & Baldi per lane).
@@ -125,7 +177,9 @@ class BlockedBloomFilter {
   // BlockedFpRate at capacity().
   [[nodiscard]] double ExpectedFpRate() const noexcept;
 
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.span(); }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept {
+    return words_.span();
+  }
   // True when queries and inserts use the AVX2 path on this machine.
   [[nodiscard]] static bool UsesAvx2() noexcept;
 
@@ -139,11 +193,38 @@ class BlockedBloomFilter {
   // copied into owned words, or borrowed in place (as BloomFilter::FromPayload).
   static Result<BlockedBloomFilter> FromPayload(const FileHeader& header, std::span<const std::byte> payload,
                                                 bool borrow);
-  BlockedBloomFilter(BlockedLayout layout, std::uint64_t num_blocks, std::uint32_t num_hashes, std::uint64_t capacity,
-                     double fp_rate, WordArray words) noexcept;
-  [[nodiscard]] bool lanes() const noexcept { return layout_ == BlockedLayout::kLanes256; }
+  BlockedBloomFilter(BlockedLayout layout, std::uint16_t hash_id, std::uint64_t num_blocks, std::uint32_t num_hashes,
+                     std::uint64_t capacity, double fp_rate, WordArray words) noexcept;
+  [[nodiscard]] bool lanes() const noexcept {
+    return layout_ == BlockedLayout::kLanes256;
+  }
   // Add and AddIfAbsent, AddHash and AddHashIfAbsent: true if the key was new.
   bool InsertKey(std::string_view key) noexcept;
+  // MayContain through the library.
+  [[nodiscard]] bool ContainsKey(std::string_view key) const noexcept;
+#ifdef __AVX2__
+  // kLanes256 with hash id 4: the probe of hash h in the caller's code (the kernels of
+  // blocked_lanes.cc compute the same bits).
+  [[nodiscard]] __m256i LaneMaskInline(std::uint64_t h) const noexcept {
+    const __m256i salts = _mm256_load_si256(reinterpret_cast<const __m256i*>(lane_salts_));
+    const __m256i x = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h)));
+    const __m256i bits = _mm256_srli_epi32(_mm256_mullo_epi32(x, salts), 27);
+    return _mm256_sllv_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(lane_ones_)), bits);
+  }
+  [[nodiscard]] bool ContainsShortInline(std::uint64_t h) const noexcept {
+    const auto* block = reinterpret_cast<const __m256i*>(words_.data() + FastRange64(h, num_blocks_) * 4);
+    return _mm256_testc_si256(_mm256_load_si256(block), LaneMaskInline(h)) != 0;
+  }
+  bool InsertShortInline(std::uint64_t h) noexcept {
+    auto* block = reinterpret_cast<__m256i*>(words_.data() + FastRange64(h, num_blocks_) * 4);
+    const __m256i mask = LaneMaskInline(h);
+    const __m256i old = _mm256_load_si256(block);
+    _mm256_store_si256(block, _mm256_or_si256(old, mask));
+    const bool fresh = _mm256_testc_si256(old, mask) == 0;
+    count_ += fresh ? 1 : 0;
+    return fresh;
+  }
+#endif
   bool InsertHash(std::uint64_t hash) noexcept;
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BlockedBloomFilter& other, std::string_view operation, internal::WordOp op);
@@ -157,6 +238,9 @@ class BlockedBloomFilter {
 
   // Lane enables of the bit pattern: word 8r + j is all-ones when probe 8r + j < k.
   alignas(64) std::uint64_t lane_enable_[16] = {};
+  // kLanes256: the salts of lanes 0..7 and a 1 in each lane j < k (the inline probe).
+  alignas(32) std::uint32_t lane_salts_[8] = {};
+  alignas(32) std::uint32_t lane_ones_[8] = {};
   // The operations for this k on this CPU (AVX2 or portable), chosen at creation.
   const internal::BlockedOps* ops_ = nullptr;
   // kLanes256 only: its operations for this k on this CPU.
@@ -168,6 +252,9 @@ class BlockedBloomFilter {
   double fp_rate_ = 0;
   std::uint32_t num_hashes_ = 0;
   BlockedLayout layout_ = BlockedLayout::kLines512;
+  std::uint16_t hash_id_ = kHashIdXxh3DoubleHashing;
+  // kLanes256 with hash id 4: keys of up to 8 bytes may take the inline probe.
+  bool inline_short_keys_ = false;
 };
 
 static_assert(MergeableFilter<BlockedBloomFilter>);
