@@ -82,6 +82,8 @@ def main() -> int:
     parser.add_argument("--pure-keys", type=int, default=100_000, help="keys for the pure-Python baseline")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--wall", action="store_true", help="elapsed time instead of thread CPU time")
+    parser.add_argument("--redisbloom", action="store_true",
+                        help="also RedisBloom's kinds (BF.RESERVE key 0.01 N, CF.RESERVE key N) and the scalable kind")
     args = parser.parse_args()
     if args.wall:
         global CLOCK
@@ -93,6 +95,10 @@ def main() -> int:
     s = set(keys)
 
     kinds = {"blocked": bloomkit.BlockedBloomFilter, "classic": bloomkit.BloomFilter}
+    if args.redisbloom:
+        kinds["scalable"] = bloomkit.ScalableBloomFilter
+        kinds["redisbloom-bf"] = lambda capacity, fp_rate: bloomkit.RedisBloomFilter(capacity, error_rate=fp_rate)
+        kinds["redisbloom-cf"] = lambda capacity, fp_rate: bloomkit.RedisCuckooFilter(capacity)
     times: dict[str, list[float]] = {}
 
     def record(name, seconds, count):

@@ -105,7 +105,7 @@ class BlockedBloomFilter {
   Result<bool> AddIfAbsent(std::string_view key) noexcept {
     return InsertKey(key);
   }
-  [[nodiscard, gnu::always_inline]] bool MayContain(std::string_view key) const noexcept {
+  [[nodiscard]] [[gnu::always_inline]] bool MayContain(std::string_view key) const noexcept {
 #ifdef __AVX2__
     if (inline_short_keys_ && key.size() <= 8) return ContainsShortInline(HashShortKey(key));
 #endif
@@ -166,7 +166,7 @@ class BlockedBloomFilter {
     return words_.bytes();
   }
   [[nodiscard]] std::uint64_t bytes_held() const noexcept {
-    return words_.bytes();
+    return words_.bytes_held();
   }
   [[nodiscard]] std::uint64_t CountSetBits() const noexcept;
   [[nodiscard]] double FillRatio() const noexcept;

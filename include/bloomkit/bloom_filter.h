@@ -109,7 +109,7 @@ class BloomFilter {
   // Adds that set at least one new bit.
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return words_.bytes(); }
-  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return words_.bytes(); }
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return words_.bytes_held(); }
   // Bits set, counted on demand (one popcount per word).
   [[nodiscard]] std::uint64_t CountSetBits() const noexcept;
   // Set bits / num_bits.

@@ -141,7 +141,7 @@ class CountingBloomFilter {
   // Adds minus successful removes (Remove returned true).
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return counters_.bytes(); }
-  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return counters_.bytes(); }
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return counters_.bytes_held(); }
   // Counters stuck at max_count(); they never go back down.
   [[nodiscard]] std::uint64_t saturated_counters() const noexcept { return saturated_counters_; }
   // Non-zero counters, counted on demand.

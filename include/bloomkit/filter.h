@@ -37,9 +37,11 @@
 //     f.num_bits()          -> uint64  bits of filter state (bits, counters, slots)
 //     f.FillRatio()         -> double  set bits / bits; cuckoo: used slots / slots
 //     f.memory_bytes()      -> uint64  bytes of the filter's arrays (what num_bits costs)
-//     f.bytes_held()        -> uint64  every byte the filter allocated: its arrays plus
-//                                      bookkeeping (stage and sub-filter tables). A value
-//                                      holding F uses sizeof(value) + bytes_held().
+//     f.bytes_held()        -> uint64  every byte the filter holds: its arrays as the
+//                                      allocator holds them (Allocator::held: size classes,
+//                                      pages) plus bookkeeping (stage and sub-filter
+//                                      tables). A value holding F uses its own block
+//                                      plus bytes_held().
 //   RemovableFilter (counting, cuckoo)
 //     f.Remove(key), f.RemoveHash(hash)            -> bool    true if a copy was removed
 //     f.Occurrences(key), f.OccurrencesHash(hash)  -> uint64  an upper bound on the copies

@@ -44,6 +44,14 @@
 // SCANDUMP chunks) are in redisbloom_codec.h; in bloomkit's file format they are kinds 6
 // and 7 (docs/FORMAT.md).
 //
+// Both speak filter.h's vocabulary (GrowableFilter; the cuckoo filter is also a
+// RemovableFilter). Their hash forms take a caller's 64-bit hash: the cuckoo filter uses
+// it as RedisBloom's h itself, so AddHash(RedisBloomMurmurHash64A(key, 0)) is Add(key);
+// the scalable filter expands it as every kind does (ExpandHash: a = hash, b = its
+// SplitMix64 mix; a chain without kRedisBloomForce64 keeps the low 32 bits of each, like
+// its MurmurHash2 pair), since RedisBloom's b is a second hash of the key itself. The
+// batch forms loop over the single ones (RedisBloom's layout has no block to prefetch).
+//
 //   auto bf = bloomkit::RedisBloomScalableFilter::Create({.capacity = 1000, .fp_rate = 0.01});
 //   bf->AddIfAbsent("item:1");          // true: BF.ADD's 1
 //   bf->MayContain("item:1");           // true
@@ -57,6 +65,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/filter.h"
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
 #include "bloomkit/word_array.h"
@@ -118,6 +127,7 @@ struct RedisBloomChainParams {
 
 class RedisBloomScalableFilter {
  public:
+  using Options = RedisBloomOptions;
   static constexpr FilterKind kKind = FilterKind::kRedisBloomScalable;
 
   // BF.RESERVE (NOROUND | FORCE64 and, if non_scaling, NOSCALING, as RedisBloom 2.x).
@@ -138,10 +148,23 @@ class RedisBloomScalableFilter {
   // The same, for callers that do not need to know whether it was new.
   Status Add(std::string_view key);
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
+  // The hash forms (see the file comment) and the batch forms of filter.h.
+  Status AddHash(std::uint64_t hash);
+  Result<bool> AddHashIfAbsent(std::uint64_t hash);
+  [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept;
+  Status AddBatch(std::span<const std::string_view> keys);
+  Status AddHashBatch(std::span<const std::uint64_t> hashes);
+  std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
+  std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
+  // Back to the state Create gave: the first link, emptied; later links dropped.
+  void Clear() noexcept;
 
   [[nodiscard]] std::uint64_t count() const noexcept { return size_; }  // BF.CARD
-  [[nodiscard]] std::uint64_t capacity() const noexcept;                // BF.INFO Capacity
+  // BF.CARD is exact for a chain: an item counts once, when it set a new bit.
+  [[nodiscard]] std::uint64_t EstimatedCount() const noexcept { return size_; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept;  // BF.INFO Capacity
   [[nodiscard]] std::size_t num_filters() const noexcept { return links_.size(); }
+  [[nodiscard]] std::size_t num_stages() const noexcept { return links_.size(); }
   [[nodiscard]] std::uint32_t expansion() const noexcept { return growth_; }
   [[nodiscard]] std::uint32_t option_bits() const noexcept { return options_; }
   [[nodiscard]] bool non_scaling() const noexcept { return (options_ & kRedisBloomNoScaling) != 0; }
@@ -149,10 +172,17 @@ class RedisBloomScalableFilter {
   [[nodiscard]] double fp_rate() const noexcept;
   // Estimated false-positive rate now: 1 - prod(1 - (1 - e^(-k n / m))^k) over links.
   [[nodiscard]] double EstimatedFpRate() const noexcept;
+  // Every link full at its own error rate: 1 - prod(1 - e_i).
+  [[nodiscard]] double ExpectedFpRate() const noexcept;
+  // Bits of all links (their byte arrays), and the share of them set.
+  [[nodiscard]] std::uint64_t num_bits() const noexcept;
+  [[nodiscard]] double FillRatio() const noexcept;
   // BF.INFO Size: RedisBloom's MEMORY USAGE formula, 32 + sum(64 + link bytes).
   [[nodiscard]] std::uint64_t redisbloom_size() const noexcept;
   // Bytes held (bit arrays and the link table).
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
+  // memory_bytes() as the allocator holds it (filter.h).
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept;
 
   [[nodiscard]] RedisBloomChainParams params() const;
   [[nodiscard]] const RedisBloomLinkParams& link(std::size_t i) const noexcept { return links_[i].params; }
@@ -172,6 +202,9 @@ class RedisBloomScalableFilter {
     std::uint64_t b;
   };
   [[nodiscard]] Hash HashOf(std::string_view key) const noexcept;
+  [[nodiscard]] Hash HashOfHash(std::uint64_t hash) const noexcept;
+  Result<bool> AddIfAbsentHashed(Hash h);
+  [[nodiscard]] bool MayContainHashed(Hash h) const noexcept;
   [[nodiscard]] static bool LinkHas(const Link& link, Hash h) noexcept;
   static void LinkSet(Link& link, Hash h) noexcept;
   Status AddLink(std::uint64_t entries, double error);
@@ -212,6 +245,7 @@ struct RedisCuckooParams {
 
 class RedisCuckooFilter {
  public:
+  using Options = RedisCuckooOptions;
   static constexpr FilterKind kKind = FilterKind::kRedisBloomCuckoo;
 
   static Result<RedisCuckooFilter> Create(const RedisCuckooOptions& options);
@@ -234,15 +268,33 @@ class RedisCuckooFilter {
   [[nodiscard]] std::uint64_t Count(std::string_view key) const noexcept;
   // CF.DEL: removes one copy; false if none. May compact (see the file comment).
   [[nodiscard]] bool Remove(std::string_view key) noexcept;
+  // The hash forms (hash = RedisBloom's h, see the file comment) and the batch forms of
+  // filter.h; AddBatch and AddHashBatch stop at the first error (the keys before it are in).
+  Status AddHash(std::uint64_t hash);
+  Result<bool> AddHashIfAbsent(std::uint64_t hash);
+  [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept;
+  [[nodiscard]] bool RemoveHash(std::uint64_t hash) noexcept;
+  Status AddBatch(std::span<const std::string_view> keys);
+  Status AddHashBatch(std::span<const std::uint64_t> hashes);
+  std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
+  std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
+  // filter.h's names for CF.COUNT.
+  [[nodiscard]] std::uint64_t Occurrences(std::string_view key) const noexcept { return Count(key); }
+  [[nodiscard]] std::uint64_t OccurrencesHash(std::uint64_t hash) const noexcept;
+  // Back to the state Create gave: the first sub-filter, emptied; later ones dropped.
+  void Clear() noexcept;
   // CF.COMPACT (keep_going = true) and the automatic compaction after deletes (false):
   // moves fingerprints of newer sub-filters into free slots of older ones, newest first,
   // drops the newest sub-filter once it is empty, and resets the delete count.
   void Compact(bool keep_going) noexcept;
 
   [[nodiscard]] std::uint64_t count() const noexcept { return num_items_; }
+  // The copies held are counted exactly.
+  [[nodiscard]] std::uint64_t EstimatedCount() const noexcept { return num_items_; }
   [[nodiscard]] std::uint64_t num_deletes() const noexcept { return num_deletes_; }
   [[nodiscard]] std::uint64_t num_buckets() const noexcept { return num_buckets_; }  // first sub-filter
   [[nodiscard]] std::size_t num_filters() const noexcept { return filters_.size(); }
+  [[nodiscard]] std::size_t num_stages() const noexcept { return filters_.size(); }
   [[nodiscard]] std::uint32_t bucket_size() const noexcept { return bucket_size_; }
   [[nodiscard]] std::uint32_t max_iterations() const noexcept { return max_iterations_; }
   [[nodiscard]] std::uint32_t expansion() const noexcept { return expansion_; }
@@ -251,9 +303,18 @@ class RedisCuckooFilter {
   [[nodiscard]] std::uint64_t capacity() const noexcept;
   // Estimated false-positive rate now: per sub-filter, 1 - (1 - 1/255)^(2 b load).
   [[nodiscard]] double EstimatedFpRate() const noexcept;
+  // The same with every slot full; fp_rate() is that rate for the first sub-filter alone
+  // (RedisBloom takes no error rate for a cuckoo filter).
+  [[nodiscard]] double ExpectedFpRate() const noexcept;
+  [[nodiscard]] double fp_rate() const noexcept;
+  // Bits of the slots (8 per slot), and the share of slots in use.
+  [[nodiscard]] std::uint64_t num_bits() const noexcept { return capacity() * 8; }
+  [[nodiscard]] double FillRatio() const noexcept;
   // CF.INFO Size: 40 + 16 per sub-filter + all slots.
   [[nodiscard]] std::uint64_t redisbloom_size() const noexcept;
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
+  // memory_bytes() as the allocator holds it (filter.h).
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept;
 
   [[nodiscard]] RedisCuckooParams params() const noexcept;
   [[nodiscard]] std::span<const std::byte> filter_data(std::size_t i) const noexcept;
@@ -279,6 +340,10 @@ class RedisCuckooFilter {
     std::uint8_t fp;
   };
   static Lookup LookupOf(std::string_view key) noexcept;
+  static Lookup LookupOfHash(std::uint64_t hash) noexcept;
+  [[nodiscard]] std::uint64_t CountOf(const Lookup& l) const noexcept;
+  [[nodiscard]] bool RemoveLookup(const Lookup& l) noexcept;
+  Result<bool> AddIfAbsentLookup(const Lookup& l);
   [[nodiscard]] std::uint8_t* FindFree(SubFilter& f, std::uint64_t h1, std::uint64_t h2) const noexcept;
   [[nodiscard]] bool Contains(const Lookup& l) const noexcept;
   Status Insert(const Lookup& l);
@@ -295,5 +360,8 @@ class RedisCuckooFilter {
   std::uint32_t expansion_ = 1;
   std::uint64_t max_memory_bytes_ = kDefaultMaxMemoryBytes;
 };
+
+static_assert(GrowableFilter<RedisBloomScalableFilter>);
+static_assert(RemovableFilter<RedisCuckooFilter> && GrowableFilter<RedisCuckooFilter>);
 
 }  // namespace bloomkit

@@ -43,6 +43,8 @@ class WordArray {
   [[nodiscard]] std::uint8_t owner_byte() const noexcept { return owner_byte_; }
   void set_owner_byte(std::uint8_t value) noexcept { owner_byte_ = value; }
   [[nodiscard]] std::uint64_t bytes() const noexcept { return num_words_ * sizeof(std::uint64_t); }
+  // What the allocator holds for the array (Allocator::held): bytes() or more.
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept;
   [[nodiscard]] std::span<std::uint64_t> span() noexcept { return {data_, static_cast<std::size_t>(num_words_)}; }
   [[nodiscard]] std::span<const std::uint64_t> span() const noexcept {
     return {data_, static_cast<std::size_t>(num_words_)};

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""bloomkit: Bloom, blocked, counting, scalable and cuckoo filters, with files that the
-bloomkit CLI, the Redis module and every binding read.
+"""bloomkit: Bloom, blocked, counting, scalable and cuckoo filters, and RedisBloom's own BF
+and CF filters, with files that the bloomkit CLI, the Redis module and every binding read.
 
     >>> import bloomkit
     >>> seen = bloomkit.BlockedBloomFilter(capacity=1_000_000, fp_rate=0.01)
@@ -32,8 +32,11 @@ from bloomkit._bloomkit import (
     CuckooFilter,
     FileLock,
     MappedFilter,
+    RedisBloomFilter,
+    RedisCuckooFilter,
     ScalableBloomFilter,
     from_bytes,
+    from_redis_dump,
     inspect,
     load,
     open_mapped,
@@ -71,6 +74,8 @@ Filter = Union[
     CuckooFilter,
     ConcurrentBloomFilter,
     ConcurrentBlockedBloomFilter,
+    RedisBloomFilter,
+    RedisCuckooFilter,
 ]
 
 #: The filter class of each kind name (as in files, `bloomkit create --kind` and info()).
@@ -80,6 +85,8 @@ KINDS = {
     "counting": CountingBloomFilter,
     "scalable": ScalableBloomFilter,
     "cuckoo": CuckooFilter,
+    "redisbloom-bf": RedisBloomFilter,
+    "redisbloom-cf": RedisCuckooFilter,
 }
 
 
@@ -141,6 +148,8 @@ __all__ = [
     "LockedError",
     "MappedFilter",
     "ParameterMismatchError",
+    "RedisBloomFilter",
+    "RedisCuckooFilter",
     "ReservedNonZeroError",
     "ScalableBloomFilter",
     "TooLargeError",
@@ -151,6 +160,7 @@ __all__ = [
     "UnsupportedVersionError",
     "WrongKindError",
     "from_bytes",
+    "from_redis_dump",
     "inspect",
     "load",
     "open_mapped",

@@ -21,6 +21,7 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -86,8 +87,12 @@ T Take(Result<T>&& result) {
 template <typename F>
 constexpr bool kConcurrent =
     std::is_same_v<F, ConcurrentBloomFilter> || std::is_same_v<F, ConcurrentBlockedBloomFilter>;
+// RedisBloom's kinds (redisbloom.h) keep RedisBloom's own verbs and arithmetic rather than
+// the concepts of filter.h; the helpers below adapt them where their verbs differ.
 template <typename F>
-constexpr bool kCanRemove = RemovableFilter<F>;
+constexpr bool kRedisBloom = std::is_same_v<F, RedisBloomScalableFilter> || std::is_same_v<F, RedisCuckooFilter>;
+template <typename F>
+constexpr bool kCanRemove = RemovableFilter<F> || std::is_same_v<F, RedisCuckooFilter>;
 template <typename F>
 constexpr bool kCanMerge = MergeableFilter<F>;
 template <typename F>
@@ -95,7 +100,9 @@ constexpr bool kCanIntersect = requires(F& f, const F& other) {
   f.Intersect(other);
 };
 template <typename F>
-constexpr bool kHasKeyCount = RemovableFilter<F>;
+constexpr bool kHasKeyCount = kCanRemove<F>;
+template <typename F>
+constexpr bool kCanClear = !kRedisBloom<F>;
 
 template <typename F>
 struct Box {
@@ -199,6 +206,16 @@ std::size_t ContainsKeys(const F& f, std::span<const std::string_view> keys, boo
   return f.MayContainBatch(keys, std::span<bool>(out, keys.size()));
 }
 
+// Copies of a key (CF.COUNT for RedisBloom's cuckoo filter).
+template <typename F>
+std::uint64_t KeyCount(const F& f, std::string_view key) {
+  if constexpr (std::is_same_v<F, RedisCuckooFilter>) {
+    return f.Count(key);
+  } else {
+    return f.Occurrences(key);
+  }
+}
+
 // What a plain filter of a concurrent kind is, for estimates and merges.
 template <typename F>
 auto Plain(const F& f) {
@@ -211,7 +228,7 @@ auto Plain(const F& f) {
 
 template <typename F>
 std::uint64_t EstimatedCount(const F& f) {
-  return f.EstimatedCount();
+  return f.EstimatedCount();  // RedisBloom's kinds: BF.CARD, or the copies a cuckoo filter holds
 }
 
 template <typename F>
@@ -221,12 +238,22 @@ double EstimatedFpRate(const F& f) {
 
 template <typename F>
 double ExpectedFpRate(const F& f) {
-  return f.ExpectedFpRate();
+  if constexpr (std::is_same_v<F, RedisBloomScalableFilter>) {
+    return f.ExpectedFpRate();
+  } else if constexpr (std::is_same_v<F, RedisCuckooFilter>) {
+    return f.fp_rate();
+  } else {
+    return f.ExpectedFpRate();
+  }
 }
 
 template <typename F>
 double TargetFpRate(const F& f) {
-  return f.fp_rate();
+  if constexpr (std::is_same_v<F, RedisCuckooFilter>) {
+    return f.fp_rate();
+  } else {
+    return f.fp_rate();
+  }
 }
 
 template <typename F>
@@ -272,6 +299,60 @@ py::dict Info(const F& f) {
     }
     info["num_bits"] = num_bits;
     info["stages"] = stages;
+  }
+  if constexpr (std::is_same_v<F, RedisBloomScalableFilter>) {
+    // BF.INFO's fields, named as RedisBloom names them (Expansion rate is None when
+    // NONSCALING, as BF.INFO answers nil).
+    info["Capacity"] = f.capacity();
+    info["Size"] = f.redisbloom_size();
+    info["Number of filters"] = f.num_filters();
+    info["Number of items inserted"] = f.count();
+    info["Expansion rate"] = f.non_scaling() ? py::object(py::none()) : py::object(py::int_(f.expansion()));
+    info["expansion"] = f.expansion();
+    info["non_scaling"] = f.non_scaling();
+    info["num_filters"] = f.num_filters();
+    py::list stages;
+    std::uint64_t num_bits = 0;
+    std::uint64_t set_bits = 0;
+    for (std::size_t i = 0; i < f.num_filters(); ++i) {
+      const RedisBloomLinkParams& link = f.link(i);
+      py::dict s;
+      s["capacity"] = link.entries;
+      s["count"] = link.size;
+      s["num_bits"] = link.bits;
+      s["num_hashes"] = link.hashes;
+      s["fp_rate"] = link.error;
+      s["bits_per_key"] = link.bpe;
+      s["memory_bytes"] = link.bytes;
+      num_bits += link.bits;
+      for (const std::byte b : f.link_data(i)) {
+        set_bits += static_cast<std::uint64_t>(std::popcount(std::to_integer<unsigned>(b)));
+      }
+      stages.append(s);
+    }
+    info["num_bits"] = num_bits;
+    info["fill_ratio"] = num_bits == 0 ? 0.0 : static_cast<double>(set_bits) / static_cast<double>(num_bits);
+    info["stages"] = stages;
+  }
+  if constexpr (std::is_same_v<F, RedisCuckooFilter>) {
+    // CF.INFO's fields, named as RedisBloom names them.
+    info["Size"] = f.redisbloom_size();
+    info["Number of buckets"] = f.num_buckets();
+    info["Number of filters"] = f.num_filters();
+    info["Number of items inserted"] = f.count();
+    info["Number of items deleted"] = f.num_deletes();
+    info["Bucket size"] = f.bucket_size();
+    info["Expansion rate"] = f.expansion();
+    info["Max iterations"] = f.max_iterations();
+    info["bucket_size"] = f.bucket_size();
+    info["fingerprint_bits"] = 8;
+    info["num_buckets"] = f.num_buckets();
+    info["num_filters"] = f.num_filters();
+    info["num_deletes"] = f.num_deletes();
+    info["max_iterations"] = f.max_iterations();
+    info["expansion"] = f.expansion();
+    info["load_factor"] =
+        f.capacity() == 0 ? 0.0 : static_cast<double>(f.CountOccupiedSlots()) / static_cast<double>(f.capacity());
   }
   if constexpr (std::is_same_v<F, CuckooFilter>) {
     info["bucket_size"] = f.bucket_size();
@@ -639,7 +720,9 @@ py::class_<Box<F>> BindFilter(py::module_& m, const char* name, const char* doc)
   cls.def(
       "estimated_count",
       [](const B& self) { return WithGil(self, false, [&] { return EstimatedCount(self.filter); }); },
-      "Distinct keys estimated from the filter's fill (reads the whole filter).");
+      kRedisBloom<F> ? "The count (BF.CARD; the copies a cuckoo filter holds): RedisBloom's kinds keep no other\n"
+                       "estimate."
+                     : "Distinct keys estimated from the filter's fill (reads the whole filter).");
   cls.def_property_readonly(
       "estimated_fp_rate",
       [](const B& self) { return WithGil(self, false, [&] { return EstimatedFpRate(self.filter); }); },
@@ -650,7 +733,10 @@ py::class_<Box<F>> BindFilter(py::module_& m, const char* name, const char* doc)
       "The formula's false-positive rate once the filter holds its capacity.");
   cls.def_property_readonly(
       "fp_rate", [](const B& self) { return TargetFpRate(self.filter); },
-      "The target false-positive rate the filter was created with.");
+      std::is_same_v<F, RedisCuckooFilter>
+          ? "RedisBloom's cuckoo filter has no rate parameter: the rate of one full sub-filter,\n"
+            "1 - (1 - 1/255)^(2 * bucket_size)."
+          : "The target false-positive rate the filter was created with.");
   cls.def_property_readonly(
       "capacity", [](const B& self) { return WithGil(self, false, [&] { return self.filter.capacity(); }); },
       "Keys the filter was sized for.");
@@ -659,7 +745,8 @@ py::class_<Box<F>> BindFilter(py::module_& m, const char* name, const char* doc)
       "Bytes of filter state.");
   cls.def_property_readonly_static(
       "kind", [](const py::object&) { return std::string(FilterKindName(F::kKind)); },
-      "The kind as in files and the CLI: classic, blocked, counting, scalable or cuckoo.");
+      "The kind as in files and the CLI: classic, blocked, counting, scalable, cuckoo, redisbloom-bf or\n"
+      "redisbloom-cf.");
   cls.def_property_readonly_static(
       "can_remove", [](const py::object&) { return kCanRemove<F>; }, "True if the kind can delete keys.");
   cls.def(
@@ -672,8 +759,10 @@ py::class_<Box<F>> BindFilter(py::module_& m, const char* name, const char* doc)
                WithGil(self, false, [&] { return self.filter.memory_bytes(); });
       },
       "Bytes of the object and its filter.");
-  cls.def(
-      "clear", [](B& self) { WithGil(self, true, [&] { self.filter.Clear(); }); }, "Removes every key.");
+  if constexpr (kCanClear<F>) {
+    cls.def(
+        "clear", [](B& self) { WithGil(self, true, [&] { self.filter.Clear(); }); }, "Removes every key.");
+  }
   cls.def(
       "copy", [](const B& self) { return MakeBox(WithGil(self, false, [&] { return F(self.filter); })); },
       "An independent copy.");
@@ -790,7 +879,7 @@ py::class_<Box<F>> BindFilter(py::module_& m, const char* name, const char* doc)
         [](const B& self, const py::handle& key) {
           std::string_view bytes;
           if (!KeyBytes(key.ptr(), &bytes)) throw py::error_already_set();
-          return WithGil(self, false, [&] { return self.filter.Occurrences(bytes); });
+          return WithGil(self, false, [&] { return KeyCount(self.filter, bytes); });
         },
         py::arg("key"), "An upper bound on how many copies of the key the filter holds.");
   }
@@ -915,12 +1004,156 @@ py::object FromAnyBytes(std::span<const std::byte> bytes, std::uint64_t max_memo
     case FilterKind::kCounting: return load(std::type_identity<CountingBloomFilter>{});
     case FilterKind::kScalable: return load(std::type_identity<ScalableBloomFilter>{});
     case FilterKind::kCuckoo: return load(std::type_identity<CuckooFilter>{});
-    case FilterKind::kRedisBloomScalable:
-    case FilterKind::kRedisBloomCuckoo:
-      Throw(prefix(Error(ErrorCode::kUnsupported, "a " + std::string(FilterKindName(kind)) +
-                                                      " filter is not available in the Python binding yet")));
+    case FilterKind::kRedisBloomScalable: return load(std::type_identity<RedisBloomScalableFilter>{});
+    case FilterKind::kRedisBloomCuckoo: return load(std::type_identity<RedisCuckooFilter>{});
   }
   Throw(prefix(Error(ErrorCode::kUnknownKind, "unknown filter kind " + std::to_string(static_cast<int>(kind)))));
+}
+
+// ---------------------------------------------------------------------------------------
+// RedisBloom's kinds in and out of Redis: DUMP payloads and SCANDUMP chunks
+// (redisbloom_codec.h), the bytes `bloomkit import redisbloom` and `export` move.
+
+// The bytes of a filter's arrays, which its SCANDUMP data chunks cover end to end.
+std::uint64_t ScanDumpDataBytes(const RedisBloomScalableFilter& f) {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < f.num_filters(); ++i) total += f.link_data(i).size();
+  return total;
+}
+
+std::uint64_t ScanDumpDataBytes(const RedisCuckooFilter& f) {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < f.num_filters(); ++i) total += f.filter_data(i).size();
+  return total;
+}
+
+// A filter from SCANDUMP chunks in order: each item an (iterator, bytes) pair as
+// BF/CF.SCANDUMP answers (what *.LOADCHUNK takes), or the bytes alone. The first is the
+// header chunk (iterator 1); each later chunk's iterator is 1 + the data bytes up to its
+// end. SCANDUMP's chunks carry no checksum, so the chunks must be contiguous and cover
+// every array: a missing chunk is an error, not a filter with a hole of zero bits.
+template <typename F, typename FromHeader, typename LoadChunk>
+F FromScanDump(const py::object& chunks, std::uint64_t max_memory, FromHeader from_header, LoadChunk load_chunk) {
+  if (PyUnicode_Check(chunks.ptr()) || PyObject_CheckBuffer(chunks.ptr())) {
+    throw py::type_error("chunks must be an iterable of SCANDUMP chunks (bytes or (iterator, bytes) pairs)");
+  }
+  std::optional<F> filter;
+  std::int64_t expected = 1;
+  std::size_t index = 0;
+  for (py::handle item : py::iter(chunks)) {
+    py::object data = py::reinterpret_borrow<py::object>(item);
+    std::optional<std::int64_t> given;
+    if (PyTuple_Check(item.ptr()) || PyList_Check(item.ptr())) {
+      const auto pair = py::reinterpret_borrow<py::sequence>(item);
+      if (pair.size() != 2) throw py::type_error("a SCANDUMP chunk pair is (iterator, bytes)");
+      given = pair[0].cast<std::int64_t>();
+      data = pair[1];
+    }
+    if (!PyObject_CheckBuffer(data.ptr())) {
+      throw py::type_error(std::string("a SCANDUMP chunk is bytes or an (iterator, bytes) pair, not ") +
+                           Py_TYPE(data.ptr())->tp_name);
+    }
+    const py::buffer_info info = py::reinterpret_borrow<py::buffer>(data).request();
+    const std::span<const std::byte> bytes = BufferBytes(info);
+    const std::string where = "chunk " + std::to_string(index);
+    if (!filter) {
+      if (given && *given != 1) {
+        Throw(Error(ErrorCode::kInvalidArgument,
+                    where + ": the first chunk is SCANDUMP's header chunk, iterator 1, got " + std::to_string(*given)));
+      }
+      Result<F> made = from_header(bytes, LoadOptions{.max_memory_bytes = max_memory});
+      if (!made.ok()) Throw(Error(made.error().code(), where + " (header): " + made.error().message()));
+      filter.emplace(std::move(made).value());
+    } else {
+      expected += static_cast<std::int64_t>(bytes.size());
+      if (given && *given != expected) {
+        Throw(Error(ErrorCode::kInvalidArgument, where + ": iterator " + std::to_string(*given) + ", expected " +
+                                                     std::to_string(expected) +
+                                                     " (1 + the data bytes up to its end): a chunk is missing or "
+                                                     "out of order"));
+      }
+      Status loaded = load_chunk(*filter, expected, bytes);
+      if (!loaded.ok()) Throw(Error(loaded.error().code(), where + ": " + loaded.error().message()));
+    }
+    ++index;
+  }
+  if (!filter) {
+    Throw(Error(ErrorCode::kInvalidArgument,
+                "no SCANDUMP chunks (an empty RedisBloom cuckoo filter has none: create an empty filter instead)"));
+  }
+  const std::uint64_t total = ScanDumpDataBytes(*filter);
+  if (static_cast<std::uint64_t>(expected - 1) != total) {
+    Throw(Error(ErrorCode::kTruncated, "the chunks hold " + std::to_string(expected - 1) + " of the filter's " +
+                                           std::to_string(total) + " data bytes: a chunk is missing"));
+  }
+  if constexpr (std::is_same_v<F, RedisCuckooFilter>) {
+    if (filter->CountOccupiedSlots() != filter->count()) {
+      Throw(Error(ErrorCode::kParameterMismatch, "the chunks hold " + std::to_string(filter->CountOccupiedSlots()) +
+                                                     " fingerprints, the header says " +
+                                                     std::to_string(filter->count()) +
+                                                     " (a chunk from another filter?)"));
+    }
+  }
+  return std::move(*filter);
+}
+
+py::list ChunkList(const std::vector<RedisBloomOwnedChunk>& chunks) {
+  py::list out;
+  for (const RedisBloomOwnedChunk& chunk : chunks) out.append(py::make_tuple(chunk.iterator, ToPyBytes(chunk.bytes)));
+  return out;
+}
+
+// dump(), from_dump(), scandump(), from_scandump() of one RedisBloom kind.
+template <typename F, typename Encode, typename Decode, typename ScanDump, typename FromHeader, typename LoadChunk>
+void BindRedisTransfer(py::class_<Box<F>>& cls, Encode encode, Decode decode, ScanDump scandump, FromHeader from_header,
+                       LoadChunk load_chunk, const char* command) {
+  using B = Box<F>;
+  const std::string type = std::is_same_v<F, RedisCuckooFilter> ? "CF" : "BF";
+  cls.def(
+      "dump",
+      [encode](const B& self, std::uint16_t rdb_version) {
+        const std::vector<std::byte> payload = Unlocked(self, false, [&] { return encode(self.filter, rdb_version); });
+        return ToPyBytes(payload);
+      },
+      py::kw_only(), py::arg("rdb_version") = kDefaultDumpRdbVersion,
+      "The key's DUMP payload, as Redis' DUMP answers for this filter: RESTORE it into a Redis with\n"
+      "RedisBloom (or bloomkit's module). rdb_version is the payload's RDB version (10 = Redis 7.0;\n"
+      "RESTORE refuses a version above the server's own).");
+  cls.def_static(
+      "from_dump",
+      [decode](const py::buffer& payload, std::uint64_t max_memory) {
+        const py::buffer_info info = payload.request();
+        const std::span<const std::byte> bytes = BufferBytes(info);
+        Result<F> filter = [&] {
+          py::gil_scoped_release nogil;
+          return decode(bytes, LoadOptions{.max_memory_bytes = max_memory});
+        }();
+        return MakeBox(Take(std::move(filter)));
+      },
+      py::arg("payload"), py::kw_only(), py::arg("max_memory") = kDefaultMaxMemory,
+      ("A filter from a DUMP payload of a RedisBloom " + type +
+       " key (what redis-py's r.dump(key) returns);\nthe payload's CRC-64 and every length are checked.")
+          .c_str());
+  cls.def(
+      "scandump",
+      [scandump](const B& self) {
+        const std::vector<RedisBloomOwnedChunk> chunks = Unlocked(self, false, [&] { return scandump(self.filter); });
+        return ChunkList(chunks);
+      },
+      ("Every " + type + ".SCANDUMP step in order, header chunk first, as (iterator, bytes) pairs: what\n" + command +
+       " key iterator bytes takes, pair by pair, to rebuild the filter in Redis.")
+          .c_str());
+  cls.def_static(
+      "from_scandump",
+      [from_header, load_chunk](const py::object& chunks, std::uint64_t max_memory) {
+        return MakeBox(FromScanDump<F>(chunks, max_memory, from_header, load_chunk));
+      },
+      py::arg("chunks"), py::kw_only(), py::arg("max_memory") = kDefaultMaxMemory,
+      ("A filter from the " + type +
+       ".SCANDUMP chunks of a RedisBloom key, in order: (iterator, bytes) pairs as SCANDUMP\n"
+       "answers them (or the bytes alone), header chunk first. The chunks must be contiguous and\n"
+       "complete (they carry no checksum).")
+          .c_str());
 }
 
 py::dict HeaderDict(const FileHeader& h) {
@@ -1179,6 +1412,92 @@ PYBIND11_MODULE(_bloomkit, m) {
              py::arg("capacity") = 0, py::arg("fp_rate") = 0.01, py::kw_only(), py::arg("bucket_size") = 4,
              py::arg("fingerprint_bits") = 0, py::arg("max_kicks") = 500, py::arg("expansion") = 1,
              py::arg("max_filters") = 32, py::arg("max_memory") = kDefaultMaxMemory);
+
+  auto redis_bloom = BindFilter<RedisBloomScalableFilter>(
+      m, "RedisBloomFilter",
+      "RedisBloom's scalable Bloom filter (the BF.* commands, Redis type MBbloom--), bit for bit: the\n"
+      "same hashes, links and growth, so every answer equals RedisBloom's, false positives included.\n"
+      "Files of kind redisbloom-bf; dump()/from_dump() and scandump()/from_scandump() move it to and\n"
+      "from a Redis key.\n\n"
+      "RedisBloomFilter(capacity=100, error_rate=0.01, *, expansion=2, non_scaling=False,\n"
+      "max_memory=4 GiB): BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING];\n"
+      "the defaults are BF.ADD's. len() is BF.CARD: adds that were new (BF.ADD's 1).");
+  redis_bloom.def(
+      py::init([](std::uint64_t capacity, double error_rate, std::uint32_t expansion, bool non_scaling,
+                  std::uint64_t max_memory) {
+        return MakeBox(Take(RedisBloomScalableFilter::Create(RedisBloomOptions{.capacity = capacity,
+                                                                               .fp_rate = error_rate,
+                                                                               .expansion = expansion,
+                                                                               .non_scaling = non_scaling,
+                                                                               .max_memory_bytes = max_memory})));
+      }),
+      py::arg("capacity") = 100, py::arg("error_rate") = 0.01, py::kw_only(), py::arg("expansion") = 2,
+      py::arg("non_scaling") = false, py::arg("max_memory") = kDefaultMaxMemory);
+  BindRedisTransfer(
+      redis_bloom, [](const RedisBloomScalableFilter& f, std::uint16_t v) { return EncodeRedisBloomDump(f, v); },
+      [](std::span<const std::byte> b, const LoadOptions& l) { return DecodeRedisBloomDump(b, l); },
+      [](const RedisBloomScalableFilter& f) { return RedisBloomScanDump(f); },
+      [](std::span<const std::byte> b, const LoadOptions& l) { return RedisBloomFromHeaderChunk(b, l); },
+      [](RedisBloomScalableFilter& f, std::int64_t i, std::span<const std::byte> b) {
+        return LoadRedisBloomChunk(f, i, b);
+      },
+      "BF.LOADCHUNK");
+
+  auto redis_cuckoo = BindFilter<RedisCuckooFilter>(
+      m, "RedisCuckooFilter",
+      "RedisBloom's cuckoo filter (the CF.* commands, Redis type MBbloomCF), byte for byte: the same\n"
+      "fingerprints, buckets, evictions, growth and compaction, so every answer equals RedisBloom's.\n"
+      "Files of kind redisbloom-cf; dump()/from_dump() and scandump()/from_scandump() move it to and\n"
+      "from a Redis key.\n\n"
+      "RedisCuckooFilter(capacity=1024, *, bucket_size=2, max_iterations=20, expansion=1,\n"
+      "max_memory=4 GiB): CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS i] [EXPANSION e];\n"
+      "the defaults are CF.ADD's. add() is CF.ADD (one more copy), add_if_absent() CF.ADDNX,\n"
+      "discard() CF.DEL, key_count() CF.COUNT; len() counts copies (CF.INFO's items inserted).");
+  redis_cuckoo.def(
+      py::init([](std::uint64_t capacity, std::uint32_t bucket_size, std::uint32_t max_iterations,
+                  std::uint32_t expansion, std::uint64_t max_memory) {
+        return MakeBox(Take(RedisCuckooFilter::Create(RedisCuckooOptions{.capacity = capacity,
+                                                                         .bucket_size = bucket_size,
+                                                                         .max_iterations = max_iterations,
+                                                                         .expansion = expansion,
+                                                                         .max_memory_bytes = max_memory})));
+      }),
+      py::arg("capacity") = 1024, py::kw_only(), py::arg("bucket_size") = 2, py::arg("max_iterations") = 20,
+      py::arg("expansion") = 1, py::arg("max_memory") = kDefaultMaxMemory);
+  redis_cuckoo.def(
+      "compact", [](Box<RedisCuckooFilter>& self) { WithGil(self, true, [&] { self.filter.Compact(true); }); },
+      "CF.COMPACT: moves fingerprints of newer sub-filters into free slots of older ones and drops\n"
+      "sub-filters left empty (the same happens by itself once deletes pass 10% of the items).");
+  BindRedisTransfer(
+      redis_cuckoo, [](const RedisCuckooFilter& f, std::uint16_t v) { return EncodeRedisCuckooDump(f, v); },
+      [](std::span<const std::byte> b, const LoadOptions& l) { return DecodeRedisCuckooDump(b, l); },
+      [](const RedisCuckooFilter& f) { return RedisCuckooScanDump(f); },
+      [](std::span<const std::byte> b, const LoadOptions& l) { return RedisCuckooFromHeaderChunk(b, l); },
+      [](RedisCuckooFilter& f, std::int64_t i, std::span<const std::byte> b) { return LoadRedisCuckooChunk(f, i, b); },
+      "CF.LOADCHUNK");
+  m.def(
+      "from_redis_dump",
+      [](const py::buffer& payload, std::uint64_t max_memory) -> py::object {
+        const py::buffer_info info = payload.request();
+        const std::span<const std::byte> bytes = BufferBytes(info);
+        const FilterKind kind = Take(RedisBloomDumpKind(bytes));
+        const LoadOptions load{.max_memory_bytes = max_memory};
+        if (kind == FilterKind::kRedisBloomCuckoo) {
+          Result<RedisCuckooFilter> filter = [&] {
+            py::gil_scoped_release nogil;
+            return DecodeRedisCuckooDump(bytes, load);
+          }();
+          return py::cast(MakeBox(Take(std::move(filter))));
+        }
+        Result<RedisBloomScalableFilter> filter = [&] {
+          py::gil_scoped_release nogil;
+          return DecodeRedisBloomDump(bytes, load);
+        }();
+        return py::cast(MakeBox(Take(std::move(filter))));
+      },
+      py::arg("payload"), py::kw_only(), py::arg("max_memory") = kDefaultMaxMemory,
+      "A RedisBloomFilter or RedisCuckooFilter from the DUMP payload of a RedisBloom BF or CF key,\n"
+      "whichever the payload holds.");
 
   // Conversions between a concurrent kind and its plain kind (the same file).
   concurrent_classic.def(

@@ -20,6 +20,9 @@ FACTORIES = {
     "cuckoo": lambda: bloomkit.CuckooFilter(capacity=10_000, fp_rate=0.01),
     "concurrent": lambda: bloomkit.ConcurrentBloomFilter(capacity=10_000, fp_rate=0.01),
     "concurrent_blocked": lambda: bloomkit.ConcurrentBlockedBloomFilter(capacity=10_000, fp_rate=0.01),
+    # RedisBloom's kinds, as BF.RESERVE/CF.RESERVE make them.
+    "redisbloom-bf": lambda: bloomkit.RedisBloomFilter(capacity=10_000, error_rate=0.01),
+    "redisbloom-cf": lambda: bloomkit.RedisCuckooFilter(capacity=10_000),
 }
 
 

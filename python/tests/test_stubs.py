@@ -21,6 +21,8 @@ CLASSES = [
     "CuckooFilter",
     "ConcurrentBloomFilter",
     "ConcurrentBlockedBloomFilter",
+    "RedisBloomFilter",
+    "RedisCuckooFilter",
 ]
 # Classes that are not filters.
 OTHER_CLASSES = ["FileLock", "MappedFilter"]

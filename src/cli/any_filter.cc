@@ -5,12 +5,10 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <bit>
-#include <cmath>
 #include <type_traits>
 #include <utility>
 
-#include "bloomkit/sizing.h"
+#include "bloomkit/filter.h"
 
 namespace bloomkit::cli {
 namespace {
@@ -47,15 +45,12 @@ Result<BlockedBloomFilter> CreateAs(std::type_identity<BlockedBloomFilter> /*tag
                                      .blocked_layout = s.blocked_layout});
 }
 
-#if BLOOMKIT_CLI_HAVE_COUNTING
 Result<CountingBloomFilter> CreateAs(std::type_identity<CountingBloomFilter> /*tag*/, const CreateSpec& s) {
   CountingOptions options;
   options.bloom = {.capacity = s.capacity, .fp_rate = s.fp_rate, .max_memory_bytes = s.max_memory_bytes};
   return CountingBloomFilter::Create(options);
 }
-#endif
 
-#if BLOOMKIT_CLI_HAVE_SCALABLE
 Result<ScalableBloomFilter> CreateAs(std::type_identity<ScalableBloomFilter> /*tag*/, const CreateSpec& s) {
   ScalableOptions options;
   options.initial_capacity = s.capacity;
@@ -64,9 +59,7 @@ Result<ScalableBloomFilter> CreateAs(std::type_identity<ScalableBloomFilter> /*t
   options.max_memory_bytes = s.max_memory_bytes;
   return ScalableBloomFilter::Create(options);
 }
-#endif
 
-#if BLOOMKIT_CLI_HAVE_CUCKOO
 Result<CuckooFilter> CreateAs(std::type_identity<CuckooFilter> /*tag*/, const CreateSpec& s) {
   CuckooOptions options;
   options.capacity = s.capacity;
@@ -76,7 +69,6 @@ Result<CuckooFilter> CreateAs(std::type_identity<CuckooFilter> /*tag*/, const Cr
   options.max_memory_bytes = s.max_memory_bytes;
   return CuckooFilter::Create(options);
 }
-#endif
 
 // RedisBloom's kinds: BF.RESERVE capacity error [EXPANSION growth]; CF.RESERVE capacity
 // [BUCKETSIZE b] [EXPANSION e] (MAXITERATIONS stays RedisBloom's default of 20).
@@ -121,162 +113,45 @@ Result<FilterVariant> DeserializeVariant(FilterKind kind, std::span<const std::b
   }
 }
 
-// Normalizes the return types of the kinds' add/remove calls.
-inline Result<bool> AsResult(bool value) {
-  return value;
-}
-inline Result<bool> AsResult(Result<bool>&& value) {
-  return std::move(value);
-}
-
-template <typename F>
-constexpr bool kRemovable = requires(F& f, std::string_view key) {
-  f.Remove(key);
-};
-
 template <typename F>
 Result<bool> AddTo(F& filter, std::string_view key) {
-  if constexpr (kRemovable<F>) {
+  if constexpr (Removable<F>) {
     // Multiset semantics: always store a copy, so removing what was added is safe even
     // when the key was a false positive of the test.
     const bool was_present = filter.MayContain(key);
-    using AddReturn = decltype(filter.Add(key));
-    if constexpr (std::is_void_v<AddReturn>) {
-      filter.Add(key);
-    } else {
-      if (auto st = filter.Add(key); !st.ok()) return st.error();
-    }
+    if (auto st = filter.Add(key); !st.ok()) return st.error();
     return !was_present;
   } else {
-    return AsResult(filter.AddIfAbsent(key));
+    return filter.AddIfAbsent(key);
   }
 }
 
-template <typename F>
-FilterSummary Summarize(const F& f) {
-  FilterSummary s;
-  s.kind = F::kKind;
-  s.capacity = f.capacity();
-  s.count = f.count();
-  s.memory_bytes = f.memory_bytes();
-  s.can_remove = kRemovable<F>;
-  s.fp_rate = f.fp_rate();
-  s.expected_fp_rate = f.ExpectedFpRate();
-  s.estimated_fp_rate = f.EstimatedFpRate();
-  if constexpr (requires { f.num_bits(); }) {
-    s.num_bits = f.num_bits();
-  } else {
-    s.num_bits = s.memory_bytes * 8;
-  }
-  if constexpr (requires { f.num_hashes(); }) s.num_hashes = f.num_hashes();
-  if constexpr (requires { f.FillRatio(); }) s.fill_ratio = f.FillRatio();
-  if constexpr (requires { f.EstimatedCount(); }) {
-    s.estimated_count = f.EstimatedCount();
-  } else {
-    s.estimated_count = s.count;
-  }
-  return s;
-}
-
-#if BLOOMKIT_CLI_HAVE_COUNTING
-FilterSummary Summarize(const CountingBloomFilter& f) {
-  FilterSummary s;
-  s.kind = CountingBloomFilter::kKind;
-  s.capacity = f.capacity();
-  s.count = f.count();
-  s.memory_bytes = f.memory_bytes();
-  s.num_bits = f.num_bits();
+// What `info` shows beyond filter.h's statistics: each kind's own structure.
+void AddDetails(FilterSummary& s, const BloomFilter& f) {
   s.num_hashes = f.num_hashes();
-  s.can_remove = true;
-  s.fp_rate = f.fp_rate();
-  s.expected_fp_rate = f.ExpectedFpRate();
-  s.estimated_fp_rate = f.EstimatedFpRate();
-  // Fill and count as for the classic filter, over counters instead of bits:
-  // -(m/k) ln(1 - X/m) with X non-zero counters (Swamidass & Baldi 2007).
-  const double m = static_cast<double>(f.num_counters());
-  const double nonzero = static_cast<double>(f.CountNonZero());
-  s.fill_ratio = m == 0 ? 0.0 : nonzero / m;
-  if (nonzero < m) {
-    s.estimated_count = static_cast<std::uint64_t>(std::llround(-m / f.num_hashes() * std::log1p(-nonzero / m)));
-  } else {
-    s.estimated_count = f.count();
-  }
-  return s;
 }
-#endif
-
-#if BLOOMKIT_CLI_HAVE_SCALABLE
-FilterSummary Summarize(const ScalableBloomFilter& f) {
-  FilterSummary s;
-  s.kind = ScalableBloomFilter::kKind;
-  s.capacity = f.capacity();
-  s.count = f.count();
-  s.memory_bytes = f.memory_bytes();
-  s.fp_rate = f.fp_rate();
-  s.expected_fp_rate = f.ExpectedFpRate();
-  s.estimated_fp_rate = f.EstimatedFpRate();
+void AddDetails(FilterSummary& s, const BlockedBloomFilter& f) {
+  s.num_hashes = f.num_hashes();
+}
+void AddDetails(FilterSummary& s, const CountingBloomFilter& f) {
+  s.num_hashes = f.num_hashes();
+}
+void AddDetails(FilterSummary& s, const ScalableBloomFilter& f) {
   s.stages = f.Stages();
-  std::uint64_t set_bits = 0;
-  for (const BloomFilter& stage : f.stages()) {
-    s.num_bits += stage.num_bits();
-    s.num_hashes = stage.num_hashes();
-    s.estimated_count += stage.EstimatedCount();
-    set_bits += stage.CountSetBits();
-  }
-  s.fill_ratio = s.num_bits == 0 ? 0.0 : static_cast<double>(set_bits) / static_cast<double>(s.num_bits);
-  return s;
+  if (!f.stages().empty()) s.num_hashes = f.stages().back().num_hashes();
 }
-#endif
-
-#if BLOOMKIT_CLI_HAVE_CUCKOO
-FilterSummary Summarize(const CuckooFilter& f) {
-  FilterSummary s;
-  s.kind = CuckooFilter::kKind;
-  s.capacity = f.capacity();
-  s.count = f.count();
-  s.estimated_count = f.count();
-  s.memory_bytes = f.memory_bytes();
-  s.num_bits = s.memory_bytes * 8;
-  s.can_remove = true;
-  s.fp_rate = f.options().fp_rate;
-  s.fill_ratio = f.FillRatio();
-  s.expected_fp_rate = f.ExpectedFpRate();
-  // A query compares its fingerprint with the 2b slots of its two buckets, each holding
-  // a fingerprint with probability `load`, each matching with 1/(2^f - 1) (fingerprints
-  // are non-zero): 1 - (1 - 1/(2^f - 1))^(2 b load), compounded over sub-filters.
-  const double per_slot = 1.0 / (std::ldexp(1.0, static_cast<int>(f.fingerprint_bits())) - 1.0);
-  const double slots = 2.0 * f.bucket_size() * s.fill_ratio;
-  const double one = -std::expm1(slots * std::log1p(-per_slot));
-  s.estimated_fp_rate = -std::expm1(static_cast<double>(f.num_stages()) * std::log1p(-one));
+void AddDetails(FilterSummary& s, const CuckooFilter& f) {
   s.bucket_size = f.bucket_size();
   s.fingerprint_bits = f.fingerprint_bits();
   s.num_buckets = f.num_buckets();
   s.num_filters = f.num_stages();
   s.num_deletes = f.num_deletes();
   s.num_hashes = 2;  // two candidate buckets per key
-  return s;
 }
-#endif
-
-FilterSummary Summarize(const RedisBloomScalableFilter& f) {
-  FilterSummary s;
-  s.kind = RedisBloomScalableFilter::kKind;
-  s.capacity = f.capacity();
-  s.count = f.count();
-  s.estimated_count = f.count();
-  s.memory_bytes = f.memory_bytes();
-  s.fp_rate = f.fp_rate();
-  s.estimated_fp_rate = f.EstimatedFpRate();
-  // At capacity every link is full: 1 - prod(1 - e_i) over the links' error rates.
-  double none = 1;
-  std::uint64_t set_bits = 0;
+void AddDetails(FilterSummary& s, const RedisBloomScalableFilter& f) {
   for (std::size_t i = 0; i < f.num_filters(); ++i) {
     const RedisBloomLinkParams& link = f.link(i);
-    none *= 1 - link.error;
-    s.num_bits += link.bits;
     s.num_hashes = link.hashes;
-    for (const std::byte b : f.link_data(i))
-      set_bits += static_cast<std::uint64_t>(std::popcount(std::to_integer<unsigned>(b)));
     s.stages.push_back({.capacity = link.entries,
                         .count = link.size,
                         .num_bits = link.bits,
@@ -284,31 +159,32 @@ FilterSummary Summarize(const RedisBloomScalableFilter& f) {
                         .fp_rate = link.error,
                         .memory_bytes = link.bytes});
   }
-  s.expected_fp_rate = 1 - none;
-  s.fill_ratio = s.num_bits == 0 ? 0.0 : static_cast<double>(set_bits) / static_cast<double>(s.num_bits);
-  return s;
 }
-
-FilterSummary Summarize(const RedisCuckooFilter& f) {
-  FilterSummary s;
-  s.kind = RedisCuckooFilter::kKind;
-  s.capacity = f.capacity();
-  s.count = f.count();
-  s.estimated_count = f.count();
-  s.memory_bytes = f.memory_bytes();
-  s.num_bits = f.capacity() * 8;
-  s.can_remove = true;
-  s.fill_ratio = f.capacity() == 0 ? 0.0 : static_cast<double>(f.count()) / static_cast<double>(f.capacity());
-  // One full sub-filter: a query meets 2b fingerprints, each matching with 1/255.
-  s.fp_rate = 1 - std::pow(1 - 1.0 / 255, 2.0 * f.bucket_size());
-  s.expected_fp_rate = s.fp_rate;
-  s.estimated_fp_rate = f.EstimatedFpRate();
+void AddDetails(FilterSummary& s, const RedisCuckooFilter& f) {
   s.bucket_size = f.bucket_size();
   s.fingerprint_bits = 8;
   s.num_buckets = f.num_buckets();
   s.num_filters = f.num_filters();
   s.num_deletes = f.num_deletes();
   s.num_hashes = 2;
+}
+
+// Every figure from the core's own statistics (filter.h); no kind is special here.
+template <Filter F>
+FilterSummary Summarize(const F& f) {
+  FilterSummary s;
+  s.kind = F::kKind;
+  s.capacity = f.capacity();
+  s.count = f.count();
+  s.estimated_count = f.EstimatedCount();
+  s.memory_bytes = f.memory_bytes();
+  s.num_bits = f.num_bits();
+  s.can_remove = Removable<F>;
+  s.fp_rate = f.fp_rate();
+  s.expected_fp_rate = f.ExpectedFpRate();
+  s.estimated_fp_rate = f.EstimatedFpRate();
+  s.fill_ratio = f.FillRatio();
+  AddDetails(s, f);
   return s;
 }
 
@@ -358,7 +234,7 @@ FilterKind AnyFilter::kind() const noexcept {
 }
 
 bool AnyFilter::CanRemove() const noexcept {
-  return std::visit([](const auto& f) { return kRemovable<std::decay_t<decltype(f)>>; }, filter_);
+  return std::visit([](const auto& f) { return Removable<std::decay_t<decltype(f)>>; }, filter_);
 }
 
 Result<bool> AnyFilter::Add(std::string_view key) {
@@ -369,11 +245,12 @@ Result<std::uint64_t> AnyFilter::AddBatch(std::span<const std::string_view> keys
   return std::visit(
       [&](auto& f) -> Result<std::uint64_t> {
         using F = std::decay_t<decltype(f)>;
-        if constexpr (std::is_same_v<F, BloomFilter> || std::is_same_v<F, BlockedBloomFilter>) {
-          // The batch hashes a group of keys ahead and counts the keys that set a new
-          // bit, in order: the count grows by exactly what Add would have reported.
+        if constexpr (!Removable<F>) {
+          // The count of a kind without removal grows only by keys that were absent, so
+          // its growth over the core's batch is exactly what Add would have reported.
+          // On an error the keys before the failing one are in.
           const std::uint64_t before = f.count();
-          static_cast<void>(f.AddBatch(keys));
+          if (Status st = f.AddBatch(keys); !st.ok()) return st.error();
           return f.count() - before;
         } else {
           std::uint64_t added = 0;
@@ -392,39 +269,26 @@ Result<bool> AnyFilter::AddIfAbsent(std::string_view key) {
   return std::visit(
       [&](auto& f) -> Result<bool> {
         using F = std::decay_t<decltype(f)>;
-        if constexpr (kRemovable<F>) {
+        if constexpr (Removable<F>) {
           if (f.MayContain(key)) return false;
           return AddTo(f, key);
         } else {
-          return AsResult(f.AddIfAbsent(key));
+          return f.AddIfAbsent(key);
         }
       },
       filter_);
 }
 
 std::size_t AnyFilter::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const {
-  return std::visit(
-      [&](const auto& f) -> std::size_t {
-        if constexpr (requires { f.MayContainBatch(keys, out); }) {
-          return f.MayContainBatch(keys, out);
-        } else {
-          std::size_t found = 0;
-          for (std::size_t i = 0; i < keys.size(); ++i) {
-            out[i] = f.MayContain(keys[i]);
-            found += out[i] ? std::size_t{1} : std::size_t{0};
-          }
-          return found;
-        }
-      },
-      filter_);
+  return std::visit([&](const auto& f) -> std::size_t { return f.MayContainBatch(keys, out); }, filter_);
 }
 
 Result<bool> AnyFilter::Remove(std::string_view key) {
   return std::visit(
       [&](auto& f) -> Result<bool> {
         using F = std::decay_t<decltype(f)>;
-        if constexpr (kRemovable<F>) {
-          return AsResult(f.Remove(key));
+        if constexpr (Removable<F>) {
+          return f.Remove(key);
         } else {
           return Error(ErrorCode::kUnsupported,
                        fmt::format("a {} filter cannot remove keys (create a counting or cuckoo filter for that)",
@@ -442,7 +306,7 @@ Status AnyFilter::Merge(const AnyFilter& other) {
         if constexpr (!std::is_same_v<A, B>) {
           return Error(ErrorCode::kIncompatible, fmt::format("cannot merge a {} filter with a {} filter",
                                                              FilterKindName(A::kKind), FilterKindName(B::kKind)));
-        } else if constexpr (requires { a.Merge(b); }) {
+        } else if constexpr (MergeableFilter<A>) {
           return a.Merge(b);
         } else {
           return Error(ErrorCode::kUnsupported, fmt::format("{} filters cannot be merged", FilterKindName(A::kKind)));

@@ -4,9 +4,9 @@
 // The core keeps each filter a concrete type with no virtual calls per key; the CLI
 // needs to open a file without knowing its kind, so it holds a std::variant and
 // dispatches once per batch of keys. Adding a kind to the tool is one place: the
-// FilterVariant alternatives below plus its CreateAs() overload in any_filter.cc.
-// Kinds whose core sources are not compiled into this build (BLOOMKIT_CLI_HAVE_*, set
-// by src/cli/CMakeLists.txt) are left out and report "not available in this build".
+// FilterVariant alternatives below plus its CreateAs() overload in any_filter.cc. A file
+// of a kind outside the variant (written by a newer bloomkit) reports "not available in
+// this build".
 #pragma once
 
 #include <cstddef>
@@ -19,36 +19,19 @@
 
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
+#include "bloomkit/counting_bloom_filter.h"
+#include "bloomkit/cuckoo_filter.h"
 #include "bloomkit/format.h"
 #include "bloomkit/mapped_filter.h"
 #include "bloomkit/options.h"
 #include "bloomkit/redisbloom.h"
 #include "bloomkit/result.h"
 #include "bloomkit/scalable_bloom_filter.h"
-#if BLOOMKIT_CLI_HAVE_COUNTING
-#include "bloomkit/counting_bloom_filter.h"
-#endif
-#if BLOOMKIT_CLI_HAVE_CUCKOO
-#include "bloomkit/cuckoo_filter.h"
-#endif
 
 namespace bloomkit::cli {
 
-using FilterVariant = std::variant<BloomFilter, BlockedBloomFilter
-#if BLOOMKIT_CLI_HAVE_COUNTING
-                                   ,
-                                   CountingBloomFilter
-#endif
-#if BLOOMKIT_CLI_HAVE_SCALABLE
-                                   ,
-                                   ScalableBloomFilter
-#endif
-#if BLOOMKIT_CLI_HAVE_CUCKOO
-                                   ,
-                                   CuckooFilter
-#endif
-                                   ,
-                                   RedisBloomScalableFilter, RedisCuckooFilter>;
+using FilterVariant = std::variant<BloomFilter, BlockedBloomFilter, CountingBloomFilter, ScalableBloomFilter,
+                                   CuckooFilter, RedisBloomScalableFilter, RedisCuckooFilter>;
 
 // True if this build can create and read filters of `kind`.
 bool KindAvailable(FilterKind kind) noexcept;

@@ -53,9 +53,13 @@ void* MapZeroed(std::size_t bytes) noexcept {
   return p;
 }
 
+// The pages a mapped block keeps (MapZeroed unmaps the huge-page alignment slack).
+std::size_t KeptBytes(std::size_t bytes) noexcept {
+  return bytes >= kHugePageThreshold ? MappedBytes(bytes) - kHugePageBytes : MappedBytes(bytes);
+}
+
 void Unmap(void* p, std::size_t bytes) noexcept {
-  const std::size_t length = bytes >= kHugePageThreshold ? MappedBytes(bytes) - kHugePageBytes : MappedBytes(bytes);
-  ::munmap(p, length);
+  ::munmap(p, KeptBytes(bytes));
 }
 
 void* DefaultAllocate(std::size_t bytes, std::size_t alignment) noexcept {
@@ -75,7 +79,15 @@ void DefaultDeallocate(void* p, std::size_t bytes, std::size_t alignment) noexce
   ::operator delete(p, std::align_val_t(alignment));
 }
 
-constexpr Allocator kDefault{&DefaultAllocate, &DefaultDeallocate};
+// Mapped blocks hold whole pages; operator new's blocks are counted as requested.
+std::size_t DefaultHeld(const void* /*p*/, std::size_t bytes, std::size_t alignment) noexcept {
+  if (bytes >= kMapThreshold && alignment <= kPageBytes) {
+    return KeptBytes(bytes);
+  }
+  return bytes;
+}
+
+constexpr Allocator kDefault{&DefaultAllocate, &DefaultDeallocate, &DefaultHeld};
 constexpr std::size_t kAlignment = 64;
 
 // Every allocator installed so far, in order; entries never change once written, so a
@@ -96,7 +108,7 @@ const Allocator& Current() noexcept {
 bool SetAllocator(const Allocator& allocator) noexcept {
   for (std::size_t i = 0; i < g_installed.size; ++i) {
     const Allocator& a = g_installed.table[i];
-    if (a.allocate == allocator.allocate && a.deallocate == allocator.deallocate) {
+    if (a.allocate == allocator.allocate && a.deallocate == allocator.deallocate && a.held == allocator.held) {
       g_installed.current = i;
       return true;
     }
@@ -136,6 +148,14 @@ WordArray WordArray::Borrow(const std::uint64_t* data, std::uint64_t num_words) 
   array.num_words_ = num_words & kMaxWords;
   array.allocator_ = kBorrowedIndex;
   return array;
+}
+
+std::uint64_t WordArray::bytes_held() const noexcept {
+  if (data_ == nullptr) return 0;
+  const auto bytes = static_cast<std::size_t>(num_words_ * 8);
+  if (allocator_ == kBorrowedIndex) return 0;  // the owner of the borrowed memory counts it
+  const Allocator& a = g_installed.table[allocator_];
+  return a.held == nullptr ? bytes : a.held(data_, bytes, kAlignment);
 }
 
 void WordArray::Release() noexcept {

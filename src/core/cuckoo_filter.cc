@@ -602,7 +602,9 @@ std::uint64_t CuckooFilter::memory_bytes() const noexcept {
 }
 
 std::uint64_t CuckooFilter::bytes_held() const noexcept {
-  return memory_bytes() + filters_.capacity() * sizeof(SubFilter);
+  std::uint64_t total = filters_.capacity() * sizeof(SubFilter);
+  for (const SubFilter& t : filters_) total += t.slots.bytes_held();
+  return total;
 }
 
 double CuckooFilter::FillRatio() const noexcept {

@@ -10,6 +10,8 @@
 #include <limits>
 #include <string>
 
+#include "bloomkit/format.h"
+#include "bloomkit/hash.h"
 #include "bloomkit/redisbloom.h"
 #include "internal/codec.h"
 #include "internal/endian.h"
@@ -235,7 +237,16 @@ Status RedisBloomScalableFilter::AddLink(std::uint64_t entries, double error) {
                      " cannot be sized (capacity >= 1, error in (0, 1), at most 2^63 bits)");
   }
   const std::uint64_t held = memory_bytes();
-  if (p.bytes > max_memory_bytes_ || held > max_memory_bytes_ - p.bytes) {
+  // The chain's file payload (link table, arrays, padding) must fit too: what a decoder
+  // refuses is never made here.
+  std::uint64_t arrays = p.bytes;
+  for (const Link& l : links_) arrays += l.params.bytes;
+  std::uint64_t payload = 0;
+  if (p.bytes > max_memory_bytes_ || held > max_memory_bytes_ - p.bytes ||
+      !internal::RedisBloomFilePayloadBytes(
+          internal::kRedisBloomChainHeaderBytes + internal::kRedisBloomLinkHeaderBytes * (links_.size() + 1), arrays,
+          &payload) ||
+      payload > max_memory_bytes_) {
     return MakeError(ErrorCode::kTooLarge, "a link of ", p.bytes, " bytes would take the filter past its limit of ",
                      max_memory_bytes_, " bytes");
   }
@@ -271,6 +282,13 @@ Result<RedisBloomScalableFilter> RedisBloomScalableFilter::FromParams(const Redi
 }
 
 namespace internal {
+
+bool RedisBloomFilePayloadBytes(std::uint64_t header_bytes, std::uint64_t array_bytes, std::uint64_t* out) noexcept {
+  std::uint64_t sum = 0;
+  if (!CheckedAdd(header_bytes, array_bytes, &sum) || sum > std::numeric_limits<std::uint64_t>::max() - 7) return false;
+  *out = (sum + 7) / 8 * 8;
+  return true;
+}
 
 RedisBloomBuilder::RedisBloomBuilder(std::uint64_t max_memory_bytes) noexcept {
   filter_.max_memory_bytes_ = max_memory_bytes;
@@ -312,6 +330,24 @@ Result<RedisBloomScalableFilter> RedisBloomBuilder::Finish(std::uint64_t size, s
   }
   if (total != size) {
     return MakeError(ErrorCode::kParameterMismatch, "item count ", size, " is not the sum of the links' ", total);
+  }
+  if (size > kMaxFileCount) {
+    return MakeError(ErrorCode::kParameterMismatch, "item count ", size, " is over the largest count a filter keeps, ",
+                     kMaxFileCount);
+  }
+  std::uint64_t capacity = 0;
+  for (const auto& link : filter_.links_) {
+    if (!CheckedAdd(capacity, link.params.entries, &capacity)) {
+      return MakeError(ErrorCode::kParameterMismatch, "the links' capacities overflow 64 bits");
+    }
+  }
+  std::uint64_t payload = 0;
+  if (!RedisBloomFilePayloadBytes(
+          kRedisBloomChainHeaderBytes + kRedisBloomLinkHeaderBytes * std::uint64_t{filter_.links_.size()}, bytes_,
+          &payload) ||
+      payload > filter_.max_memory_bytes_) {
+    return MakeError(ErrorCode::kTooLarge, "links of ", bytes_, " bytes and their ", filter_.links_.size(),
+                     "-link table exceed the limit of ", filter_.max_memory_bytes_, " bytes");
   }
   filter_.size_ = size;
   filter_.options_ = options;
@@ -361,8 +397,13 @@ void RedisBloomScalableFilter::LinkSet(Link& link, Hash h) noexcept {
   }
 }
 
-Result<bool> RedisBloomScalableFilter::AddIfAbsent(std::string_view key) {
-  const Hash h = HashOf(key);
+RedisBloomScalableFilter::Hash RedisBloomScalableFilter::HashOfHash(std::uint64_t hash) const noexcept {
+  const HashPair pair = ExpandHash(hash);
+  if ((options_ & kRedisBloomForce64) != 0) return {pair.h1, pair.h2};
+  return {pair.h1 & 0xffffffffU, pair.h2 & 0xffffffffU};
+}
+
+Result<bool> RedisBloomScalableFilter::AddIfAbsentHashed(Hash h) {
   for (std::size_t i = links_.size(); i-- > 0;) {
     if (LinkHas(links_[i], h)) return false;
   }
@@ -386,18 +427,76 @@ Result<bool> RedisBloomScalableFilter::AddIfAbsent(std::string_view key) {
   return true;
 }
 
+Result<bool> RedisBloomScalableFilter::AddIfAbsent(std::string_view key) {
+  return AddIfAbsentHashed(HashOf(key));
+}
+
+Result<bool> RedisBloomScalableFilter::AddHashIfAbsent(std::uint64_t hash) {
+  return AddIfAbsentHashed(HashOfHash(hash));
+}
+
 Status RedisBloomScalableFilter::Add(std::string_view key) {
-  auto added = AddIfAbsent(key);
+  auto added = AddIfAbsentHashed(HashOf(key));
   if (!added.ok()) return std::move(added).error();
   return {};
 }
 
-bool RedisBloomScalableFilter::MayContain(std::string_view key) const noexcept {
-  const Hash h = HashOf(key);
+Status RedisBloomScalableFilter::AddHash(std::uint64_t hash) {
+  auto added = AddIfAbsentHashed(HashOfHash(hash));
+  if (!added.ok()) return std::move(added).error();
+  return {};
+}
+
+bool RedisBloomScalableFilter::MayContainHashed(Hash h) const noexcept {
   for (std::size_t i = links_.size(); i-- > 0;) {
     if (LinkHas(links_[i], h)) return true;
   }
   return false;
+}
+
+bool RedisBloomScalableFilter::MayContain(std::string_view key) const noexcept {
+  return MayContainHashed(HashOf(key));
+}
+
+bool RedisBloomScalableFilter::MayContainHash(std::uint64_t hash) const noexcept {
+  return MayContainHashed(HashOfHash(hash));
+}
+
+Status RedisBloomScalableFilter::AddBatch(std::span<const std::string_view> keys) {
+  for (std::string_view key : keys) {
+    if (Status st = Add(key); !st.ok()) return st;
+  }
+  return {};
+}
+
+Status RedisBloomScalableFilter::AddHashBatch(std::span<const std::uint64_t> hashes) {
+  for (std::uint64_t hash : hashes) {
+    if (Status st = AddHash(hash); !st.ok()) return st;
+  }
+  return {};
+}
+
+std::size_t RedisBloomScalableFilter::MayContainBatch(std::span<const std::string_view> keys,
+                                                      std::span<bool> out) const noexcept {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) found += (out[i] = MayContain(keys[i])) ? 1U : 0U;
+  return found;
+}
+
+std::size_t RedisBloomScalableFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
+                                                          std::span<bool> out) const noexcept {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < hashes.size(); ++i) found += (out[i] = MayContainHash(hashes[i])) ? 1U : 0U;
+  return found;
+}
+
+void RedisBloomScalableFilter::Clear() noexcept {
+  links_.resize(1);
+  Link& first = links_.front();
+  std::span<std::uint64_t> words = first.data.span();
+  std::fill(words.begin(), words.end(), std::uint64_t{0});
+  first.params.size = 0;
+  size_ = 0;
 }
 
 std::uint64_t RedisBloomScalableFilter::capacity() const noexcept {
@@ -408,7 +507,12 @@ std::uint64_t RedisBloomScalableFilter::capacity() const noexcept {
 
 double RedisBloomScalableFilter::fp_rate() const noexcept {
   const double first = links_.empty() ? 0 : links_.front().params.error;
-  return non_scaling() ? first : first / kTighteningRatio;
+  if (non_scaling()) return first;
+  // RedisBloom 2.2 and later give the first link half the requested rate, so below 0.5.
+  // RedisBloom 2.0 and 1.x gave it the requested rate itself (chains of encoding 3 and
+  // older, also once saved again as encoding 4): a first link at 0.5 or more is such a
+  // chain, and its rate is the one requested.
+  return first < kTighteningRatio ? first / kTighteningRatio : first;
 }
 
 double RedisBloomScalableFilter::EstimatedFpRate() const noexcept {
@@ -423,6 +527,27 @@ double RedisBloomScalableFilter::EstimatedFpRate() const noexcept {
   return 1 - none;
 }
 
+double RedisBloomScalableFilter::ExpectedFpRate() const noexcept {
+  double none = 1;
+  for (const Link& l : links_) none *= 1 - l.params.error;
+  return 1 - none;
+}
+
+std::uint64_t RedisBloomScalableFilter::num_bits() const noexcept {
+  std::uint64_t total = 0;
+  for (const Link& l : links_) total += l.params.bytes * 8;
+  return total;
+}
+
+double RedisBloomScalableFilter::FillRatio() const noexcept {
+  std::uint64_t set = 0;
+  for (const Link& l : links_) {
+    for (std::uint64_t w : l.data.span()) set += static_cast<std::uint64_t>(std::popcount(w));
+  }
+  const std::uint64_t bits = num_bits();
+  return bits == 0 ? 0 : static_cast<double>(set) / static_cast<double>(bits);
+}
+
 std::uint64_t RedisBloomScalableFilter::redisbloom_size() const noexcept {
   std::uint64_t total = 32;
   for (const Link& l : links_) total += 64 + l.params.bytes;
@@ -432,6 +557,12 @@ std::uint64_t RedisBloomScalableFilter::redisbloom_size() const noexcept {
 std::uint64_t RedisBloomScalableFilter::memory_bytes() const noexcept {
   std::uint64_t total = links_.capacity() * sizeof(Link);
   for (const Link& l : links_) total += l.data.bytes();
+  return total;
+}
+
+std::uint64_t RedisBloomScalableFilter::bytes_held() const noexcept {
+  std::uint64_t total = links_.capacity() * sizeof(Link);
+  for (const Link& l : links_) total += l.data.bytes_held();
   return total;
 }
 
@@ -510,7 +641,10 @@ bool FilterBuckets(std::uint64_t num_buckets, std::uint32_t expansion, std::uint
 }  // namespace
 
 RedisCuckooFilter::Lookup RedisCuckooFilter::LookupOf(std::string_view key) noexcept {
-  const std::uint64_t hash = RedisBloomMurmurHash64A(key, 0);
+  return LookupOfHash(RedisBloomMurmurHash64A(key, 0));
+}
+
+RedisCuckooFilter::Lookup RedisCuckooFilter::LookupOfHash(std::uint64_t hash) noexcept {
   const auto fp = static_cast<std::uint8_t>(hash % 255 + 1);
   return {hash, AltHash(fp, hash), fp};
 }
@@ -558,8 +692,13 @@ Status RedisCuckooFilter::Grow() {
   }
   std::uint64_t bytes = 0;
   const std::uint64_t held = memory_bytes();
+  std::uint64_t arrays = 0;  // the file payload (header, arrays, padding) must fit too
+  for (const SubFilter& f : filters_) arrays += f.num_buckets * bucket_size_;
+  std::uint64_t payload = 0;
   if (!internal::CheckedMul(buckets, bucket_size_, &bytes) || bytes > max_memory_bytes_ ||
-      held > max_memory_bytes_ - bytes) {
+      held > max_memory_bytes_ - bytes ||
+      !internal::RedisBloomFilePayloadBytes(internal::kRedisCuckooHeaderBytes, arrays + bytes, &payload) ||
+      payload > max_memory_bytes_) {
     return MakeError(ErrorCode::kTooLarge, "a sub-filter of ", buckets, " buckets of ", bucket_size_,
                      " would take the filter past its limit of ", max_memory_bytes_, " bytes");
   }
@@ -603,6 +742,12 @@ Result<RedisCuckooFilter> RedisCuckooFilter::FromParams(const RedisCuckooParams&
                        " bytes");
     }
   }
+  std::uint64_t payload = 0;
+  if (!internal::RedisBloomFilePayloadBytes(internal::kRedisCuckooHeaderBytes, total, &payload) ||
+      payload > options.max_memory_bytes) {
+    return MakeError(ErrorCode::kTooLarge, "sub-filters of ", total, " bytes and their header exceed the limit of ",
+                     options.max_memory_bytes, " bytes");
+  }
   RedisCuckooFilter f;
   f.num_buckets_ = p.num_buckets;
   f.num_items_ = p.num_items;
@@ -640,7 +785,18 @@ bool RedisCuckooFilter::MayContain(std::string_view key) const noexcept {
 }
 
 std::uint64_t RedisCuckooFilter::Count(std::string_view key) const noexcept {
-  const Lookup l = LookupOf(key);
+  return CountOf(LookupOf(key));
+}
+
+std::uint64_t RedisCuckooFilter::OccurrencesHash(std::uint64_t hash) const noexcept {
+  return CountOf(LookupOfHash(hash));
+}
+
+bool RedisCuckooFilter::MayContainHash(std::uint64_t hash) const noexcept {
+  return Contains(LookupOfHash(hash));
+}
+
+std::uint64_t RedisCuckooFilter::CountOf(const Lookup& l) const noexcept {
   std::uint64_t n = 0;
   for (const SubFilter& f : filters_) {
     n += CountIn(f.slots() + SlotOffset(l.h1, f.num_buckets, bucket_size_), bucket_size_, l.fp);
@@ -708,16 +864,70 @@ Status RedisCuckooFilter::Add(std::string_view key) {
   return Insert(LookupOf(key));
 }
 
-Result<bool> RedisCuckooFilter::AddIfAbsent(std::string_view key) {
-  const Lookup l = LookupOf(key);
+Status RedisCuckooFilter::AddHash(std::uint64_t hash) {
+  return Insert(LookupOfHash(hash));
+}
+
+Result<bool> RedisCuckooFilter::AddIfAbsentLookup(const Lookup& l) {
   if (Contains(l)) return false;
   Status inserted = Insert(l);
   if (!inserted.ok()) return inserted.error();
   return true;
 }
 
+Result<bool> RedisCuckooFilter::AddIfAbsent(std::string_view key) {
+  return AddIfAbsentLookup(LookupOf(key));
+}
+
+Result<bool> RedisCuckooFilter::AddHashIfAbsent(std::uint64_t hash) {
+  return AddIfAbsentLookup(LookupOfHash(hash));
+}
+
+Status RedisCuckooFilter::AddBatch(std::span<const std::string_view> keys) {
+  for (std::string_view key : keys) {
+    if (Status st = Add(key); !st.ok()) return st;
+  }
+  return {};
+}
+
+Status RedisCuckooFilter::AddHashBatch(std::span<const std::uint64_t> hashes) {
+  for (std::uint64_t hash : hashes) {
+    if (Status st = AddHash(hash); !st.ok()) return st;
+  }
+  return {};
+}
+
+std::size_t RedisCuckooFilter::MayContainBatch(std::span<const std::string_view> keys,
+                                               std::span<bool> out) const noexcept {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) found += (out[i] = MayContain(keys[i])) ? 1U : 0U;
+  return found;
+}
+
+std::size_t RedisCuckooFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
+                                                   std::span<bool> out) const noexcept {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < hashes.size(); ++i) found += (out[i] = MayContainHash(hashes[i])) ? 1U : 0U;
+  return found;
+}
+
+void RedisCuckooFilter::Clear() noexcept {
+  filters_.resize(1);
+  std::span<std::uint64_t> words = filters_.front().data.span();
+  std::fill(words.begin(), words.end(), std::uint64_t{0});
+  num_items_ = 0;
+  num_deletes_ = 0;
+}
+
 bool RedisCuckooFilter::Remove(std::string_view key) noexcept {
-  const Lookup l = LookupOf(key);
+  return RemoveLookup(LookupOf(key));
+}
+
+bool RedisCuckooFilter::RemoveHash(std::uint64_t hash) noexcept {
+  return RemoveLookup(LookupOfHash(hash));
+}
+
+bool RedisCuckooFilter::RemoveLookup(const Lookup& l) noexcept {
   for (std::size_t i = filters_.size(); i-- > 0;) {
     SubFilter& f = filters_[i];
     std::uint8_t* slot = FindIn(f.slots() + SlotOffset(l.h1, f.num_buckets, bucket_size_), bucket_size_, l.fp);
@@ -784,6 +994,19 @@ double RedisCuckooFilter::EstimatedFpRate() const noexcept {
   return 1 - std::pow(1 - 1.0 / 255, per_filter * static_cast<double>(filters_.size()));
 }
 
+double RedisCuckooFilter::ExpectedFpRate() const noexcept {
+  return 1 - std::pow(1 - 1.0 / 255, 2.0 * bucket_size_ * static_cast<double>(filters_.size()));
+}
+
+double RedisCuckooFilter::fp_rate() const noexcept {
+  return 1 - std::pow(1 - 1.0 / 255, 2.0 * bucket_size_);
+}
+
+double RedisCuckooFilter::FillRatio() const noexcept {
+  const std::uint64_t slots = capacity();
+  return slots == 0 ? 0 : static_cast<double>(num_items_) / static_cast<double>(slots);
+}
+
 std::uint64_t RedisCuckooFilter::redisbloom_size() const noexcept {
   return 40 + 16 * filters_.size() + capacity();
 }
@@ -791,6 +1014,12 @@ std::uint64_t RedisCuckooFilter::redisbloom_size() const noexcept {
 std::uint64_t RedisCuckooFilter::memory_bytes() const noexcept {
   std::uint64_t total = filters_.capacity() * sizeof(SubFilter);
   for (const SubFilter& f : filters_) total += f.data.bytes();
+  return total;
+}
+
+std::uint64_t RedisCuckooFilter::bytes_held() const noexcept {
+  std::uint64_t total = filters_.capacity() * sizeof(SubFilter);
+  for (const SubFilter& f : filters_) total += f.data.bytes_held();
   return total;
 }
 

@@ -430,7 +430,9 @@ std::uint64_t ScalableBloomFilter::memory_bytes() const noexcept {
 }
 
 std::uint64_t ScalableBloomFilter::bytes_held() const noexcept {
-  return memory_bytes() + num_stages_ * sizeof(BloomFilter);
+  std::uint64_t total = num_stages_ * sizeof(BloomFilter);
+  for (const BloomFilter& s : stages()) total += s.bytes_held();
+  return total;
 }
 
 std::uint64_t ScalableBloomFilter::num_bits() const noexcept {

@@ -52,7 +52,7 @@ struct ModuleConfig {
   // summed over all keys; a header that would pass it is refused. Default (0 here):
   // twice MAX_FILTER_BYTES.
   std::uint64_t max_pending_load_bytes = 0;
-  // SCANDUMP_CHUNK_BYTES: payload bytes per SCANDUMP reply and per AOF LOADCHUNK.
+  // SCANDUMP_CHUNK_BYTES: payload bytes per SCANDUMP reply of a native filter.
   std::uint64_t scandump_chunk_bytes = std::uint64_t{8} << 20;
 };
 

@@ -126,14 +126,14 @@ Status InsertCommon(Command& cmd, const BfCreateArgs& create, bool autocreate, s
     return ReplyError(reply::kFilterLoading);
   }
   if (!multi) {  // BF.ADD: the hot path, no allocation
-    auto added = value->filter.AddIfAbsent(cmd.arg(first));
+    auto added = value->filter().AddIfAbsent(cmd.arg(first));
     if (added.ok() && added.value()) modified = true;
     if (modified) cmd.Replicate();
-    if (!added.ok()) return ReplyError(AddErrorText(value->filter, added.error()));
+    if (!added.ok()) return ReplyError(AddErrorText(value->filter(), added.error()));
     cmd.Bool(added.value());
     return {};
   }
-  const std::vector<AddOutcome> outcomes = AddItems(value->filter, cmd, first, &modified);
+  const std::vector<AddOutcome> outcomes = AddItems(value->filter(), cmd, first, &modified);
   if (modified) cmd.Replicate();
   cmd.Array(static_cast<long>(outcomes.size()));
   for (const AddOutcome& o : outcomes) {
@@ -192,7 +192,7 @@ Status ExistsCommon(Command& cmd, bool multi) {
   const auto found = Find<BfFamily>(key);
   if (found.wrong_type) return ReplyError(reply::kWrongType);
   if (found.value != nullptr && !found.value->ready()) return ReplyError(reply::kFilterLoading);
-  const ScalableBloomFilter* filter = found.value != nullptr ? &found.value->filter : nullptr;
+  const ScalableBloomFilter* filter = found.value != nullptr ? &found.value->filter() : nullptr;
   if (!multi) {
     cmd.Bool(filter != nullptr && filter->MayContain(cmd.arg(2)));
     return {};
@@ -232,7 +232,7 @@ Status BfInfo(Command& cmd) {
   const auto args = cmd.args_from(2);
   auto field = ParseBfInfoField(args);
   if (!field.ok()) return std::move(field).error();
-  const ScalableBloomFilter& f = found.value->filter;
+  const ScalableBloomFilter& f = found.value->filter();
   const auto capacity = static_cast<long long>(f.capacity());
   const auto size = static_cast<long long>(ValueMemory<BfFamily>(*found.value));
   const auto filters = static_cast<long long>(f.num_stages());
@@ -288,7 +288,7 @@ Status BfCard(Command& cmd) {
     return {};
   }
   if (!found.value->ready()) return ReplyError(reply::kFilterLoading);
-  cmd.Int(static_cast<long long>(found.value->filter.count()));
+  cmd.Int(static_cast<long long>(found.value->filter().count()));
   return {};
 }
 
@@ -312,20 +312,20 @@ Status BfMerge(Command& cmd) {
     if (auto s = RequireReady(found); !s.ok()) {
       return ReplyError(s.error().message(), "source " + std::string(cmd.arg(i)));
     }
-    sources.push_back(&found.value->filter);
+    sources.push_back(&found.value->filter());
   }
   OpenKey dest_key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
   const auto dest = Find<BfFamily>(dest_key);
   if (dest.wrong_type) return ReplyError(reply::kWrongType);
   if (dest.value != nullptr && !dest.value->ready()) return ReplyError(reply::kFilterLoading);
-  ScalableBloomFilter result = dest.value != nullptr ? dest.value->filter : *sources[0];
+  ScalableBloomFilter result = dest.value != nullptr ? dest.value->filter() : *sources[0];
   for (const ScalableBloomFilter* source : sources) {
     if (auto merged = result.Merge(*source); !merged.ok()) {
       return ReplyError(reply::kMergeIncompatible, merged.error().message());
     }
   }
   if (dest.value != nullptr) {
-    dest.value->filter = std::move(result);
+    dest.value->filter() = std::move(result);
   } else if (StoreNew<BfFamily>(dest_key, std::move(result)) == nullptr) {
     return ReplyError(reply::kInternal);
   }

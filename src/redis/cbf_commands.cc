@@ -56,8 +56,8 @@ Status CbfAdd(Command& cmd) {
     return ReplyError(reply::kFilterLoading);
   }
   const std::string_view item = cmd.arg(2);
-  const bool was_present = value->filter.MayContain(item);
-  if (auto st = value->filter.Add(item); !st.ok()) return st;
+  const bool was_present = value->filter().MayContain(item);
+  if (auto st = value->filter().Add(item); !st.ok()) return st;
   cmd.Replicate();
   cmd.Bool(!was_present);
   return {};
@@ -73,7 +73,7 @@ Status CbfExists(Command& cmd) {
   const auto found = Find<CbfFamily>(key);
   if (found.wrong_type) return ReplyError(reply::kWrongType);
   if (found.value != nullptr && !found.value->ready()) return ReplyError(reply::kFilterLoading);
-  cmd.Bool(found.value != nullptr && found.value->filter.MayContain(cmd.arg(2)));
+  cmd.Bool(found.value != nullptr && found.value->filter().MayContain(cmd.arg(2)));
   return {};
 }
 
@@ -83,7 +83,7 @@ Status CbfCount(Command& cmd) {
   const auto found = Find<CbfFamily>(key);
   if (found.wrong_type) return ReplyError(reply::kWrongType);
   if (found.value != nullptr && !found.value->ready()) return ReplyError(reply::kFilterLoading);
-  cmd.Int(found.value != nullptr ? static_cast<long long>(found.value->filter.Occurrences(cmd.arg(2))) : 0);
+  cmd.Int(found.value != nullptr ? static_cast<long long>(found.value->filter().Occurrences(cmd.arg(2))) : 0);
   return {};
 }
 
@@ -92,7 +92,7 @@ Status CbfInfo(Command& cmd) {
   OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
   const auto found = Find<CbfFamily>(key);
   if (auto s = RequireReady(found); !s.ok()) return s;
-  const CountingBloomFilter& f = found.value->filter;
+  const CountingBloomFilter& f = found.value->filter();
   cmd.Map(8);
   cmd.SimpleString("Capacity");
   cmd.Int(static_cast<long long>(f.capacity()));

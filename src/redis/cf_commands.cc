@@ -90,7 +90,7 @@ Status InsertCommon(Command& cmd, const CfCreateArgs& create, bool autocreate, s
   std::vector<AddOutcome> outcomes;
   outcomes.reserve(cmd.argc() - first);
   for (std::size_t i = first; i < cmd.argc(); ++i) {
-    outcomes.push_back(AddOne(value->filter, cmd.arg(i), nx, &modified));
+    outcomes.push_back(AddOne(value->filter(), cmd.arg(i), nx, &modified));
   }
   if (modified) cmd.Replicate();
   if (!multi) {
@@ -131,7 +131,7 @@ Status CheckCommon(Command& cmd, bool multi, bool count) {
   const auto found = Find<CfFamily>(key);
   if (found.wrong_type) return ReplyError(reply::kWrongType);
   if (found.value != nullptr && !found.value->ready()) return ReplyError(reply::kFilterLoading);
-  const CuckooFilter* filter = found.value != nullptr ? &found.value->filter : nullptr;
+  const CuckooFilter* filter = found.value != nullptr ? &found.value->filter() : nullptr;
   if (multi) cmd.Array(static_cast<long>(cmd.argc() - 2));
   for (std::size_t i = 2; i < cmd.argc(); ++i) {
     if (count) {
@@ -198,7 +198,7 @@ Status CfInfo(Command& cmd) {
   OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
   const auto found = Find<CfFamily>(key);
   if (auto s = RequireReady(found); !s.ok()) return s;
-  const CuckooFilter& f = found.value->filter;
+  const CuckooFilter& f = found.value->filter();
   ReplyCfInfo(cmd, {.size = ValueMemory<CfFamily>(*found.value),
                     .num_buckets = f.num_buckets(),
                     .num_filters = f.num_stages(),

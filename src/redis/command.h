@@ -49,6 +49,12 @@ Status CheckMemoryFor(std::uint64_t bytes);
 // the AOF being loaded: their limits were applied where they were first run).
 bool CommandFromClient() noexcept;
 
+// The bytes Redis holds for a block of `bytes` it allocated (RedisModule_MallocSize,
+// what used_memory counts; `bytes` on servers without it).
+inline std::size_t BlockBytes(const void* block, std::size_t bytes) noexcept {
+  return rm.MallocSize != nullptr ? rm.MallocSize(const_cast<void*>(block)) : bytes;
+}
+
 class Command {
  public:
   Command(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) noexcept

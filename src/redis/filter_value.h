@@ -34,6 +34,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -60,32 +61,24 @@ struct Transfer {
   [[nodiscard]] bool loading() const noexcept { return pending.total() != 0; }
 };
 
-// A value is the filter and one pointer: no flag, since a loading value (the only kind
-// without a filter) always has its transfer. For BF.RESERVE this keeps MEMORY USAGE at
-// RedisBloom's: 48 bytes here and one 48-byte stage, against its 32 and 64.
+// A value is its filter, present once it is ready (a loading value has none yet), and
+// what a dump in progress needs.
 template <typename Filter>
 struct FilterValue {
-  union {
-    Filter filter;  // constructed exactly when ready()
-  };
+  std::optional<Filter> held;          // set exactly when ready()
   std::unique_ptr<Transfer> transfer;  // set while loading, or during a SCANDUMP
 
-  explicit FilterValue(Filter&& ready_filter) noexcept : filter(std::move(ready_filter)) {}
+  explicit FilterValue(Filter&& ready_filter) noexcept : held(std::move(ready_filter)) {}
   explicit FilterValue(PendingDump&& pending) : transfer(std::make_unique<Transfer>()) {
     transfer->pending = std::move(pending);
   }
-  ~FilterValue() {
-    if (ready()) filter.~Filter();
-  }
-  FilterValue(const FilterValue&) = delete;
-  FilterValue& operator=(const FilterValue&) = delete;
-  FilterValue(FilterValue&&) = delete;
-  FilterValue& operator=(FilterValue&&) = delete;
 
-  [[nodiscard]] bool ready() const noexcept { return !transfer || !transfer->loading(); }
+  [[nodiscard]] bool ready() const noexcept { return held.has_value(); }
+  [[nodiscard]] Filter& filter() noexcept { return *held; }
+  [[nodiscard]] const Filter& filter() const noexcept { return *held; }
   // A loading value whose last chunk arrived: it holds `loaded` from now on.
   void Complete(Filter&& loaded) noexcept {
-    new (&filter) Filter(std::move(loaded));
+    held.emplace(std::move(loaded));
     transfer.reset();
     stats::PendingLoadEnded();
   }
@@ -98,7 +91,6 @@ struct BfFamily {
   static constexpr const char* kTypeName = "bloomkitB";
   static constexpr const char* kLoadChunk = "BF.LOADCHUNK";
   static inline RedisModuleType* type = nullptr;
-  static std::uint64_t Overhead(const Filter& f) noexcept { return f.num_stages() * sizeof(BloomFilter); }
 };
 
 struct CfFamily {
@@ -106,7 +98,6 @@ struct CfFamily {
   static constexpr const char* kTypeName = "bloomkitC";
   static constexpr const char* kLoadChunk = "CF.LOADCHUNK";
   static inline RedisModuleType* type = nullptr;
-  static std::uint64_t Overhead(const Filter& f) noexcept { return f.num_stages() * 64; }
 };
 
 struct CbfFamily {
@@ -114,7 +105,6 @@ struct CbfFamily {
   static constexpr const char* kTypeName = "bloomkitN";
   static constexpr const char* kLoadChunk = "CBF.LOADCHUNK";
   static inline RedisModuleType* type = nullptr;
-  static std::uint64_t Overhead(const Filter& /*f*/) noexcept { return 0; }
 };
 
 // Values live in Redis' allocator so that INFO memory and MEMORY USAGE count them.
@@ -148,9 +138,9 @@ void DeleteValue(FilterValue<Filter>* value) noexcept {
 // figure of MEMORY USAGE and of INFO's "Size").
 template <typename Family>
 std::uint64_t ValueMemory(const FilterValue<typename Family::Filter>& v) noexcept {
-  std::uint64_t bytes = sizeof(v);
+  std::uint64_t bytes = BlockBytes(&v, sizeof(v));
   if (v.transfer) bytes += sizeof(Transfer) + v.transfer->pending.reserved_bytes();
-  if (v.ready()) bytes += v.filter.memory_bytes() + Family::Overhead(v.filter);
+  if (v.ready()) bytes += v.filter().bytes_held();
   return bytes;
 }
 
@@ -218,7 +208,7 @@ Status ScanDump(Command& cmd) {
   if (auto s = RequireReady(found); !s.ok()) return s;
   auto iterator = ParseScanIterator(cmd.arg(2), /*for_loadchunk=*/false, Family::Filter::kKind == FilterKind::kCuckoo);
   if (!iterator.ok()) return std::move(iterator).error();
-  const auto& filter = found.value->filter;
+  const auto& filter = found.value->filter();
   auto chunk = NextDumpChunk(iterator.value(), SerializedLength(filter), Config().scandump_chunk_bytes);
   if (!chunk.ok()) return std::move(chunk).error();
   if (!chunk.value().has_value()) {
@@ -306,7 +296,7 @@ Status Del(Command& cmd, std::string_view not_found = reply::kNotFound) {
   OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
   const auto found = Find<Family>(key);
   if (auto s = RequireReady(found, not_found); !s.ok()) return s;
-  const bool removed = found.value->filter.Remove(cmd.arg(2));
+  const bool removed = found.value->filter().Remove(cmd.arg(2));
   if (removed) cmd.Replicate();
   cmd.Bool(removed);
   return {};
@@ -382,7 +372,7 @@ void RdbSave(RedisModuleIO* io, void* opaque) noexcept {
   const auto& value = *static_cast<const FilterValue<typename Family::Filter>*>(opaque);
   if (value.ready()) {
     rm.SaveUnsigned(io, 0);
-    StreamBlocks(value.filter,
+    StreamBlocks(value.filter(),
                  [io](std::uint64_t /*offset*/, std::span<const std::byte> block) noexcept { SaveBytes(io, block); });
     return;
   }
@@ -524,7 +514,7 @@ void AofRewrite(RedisModuleIO* aof, RedisModuleString* key, void* opaque) noexce
                reinterpret_cast<const char*>(bytes.data()), bytes.size());
   };
   if (value.ready()) {
-    StreamBlocks(value.filter, emit);
+    StreamBlocks(value.filter(), emit);
     return;
   }
   const auto bytes = value.transfer->pending.bytes();
@@ -552,7 +542,7 @@ void Digest(RedisModuleDigest* digest, void* opaque) noexcept {
     rm.DigestAddStringBuffer(digest, reinterpret_cast<const char*>(bytes.data()), bytes.size());
   };
   if (value.ready()) {
-    StreamBlocks(value.filter, add);
+    StreamBlocks(value.filter(), add);
   } else {
     add(0, value.transfer->pending.bytes());
   }
@@ -564,7 +554,7 @@ void* Copy(RedisModuleString* /*from*/, RedisModuleString* /*to*/, const void* o
   using Filter = typename Family::Filter;
   const auto& value = *static_cast<const FilterValue<Filter>*>(opaque);
   try {
-    if (value.ready()) return NewValue<Filter>(Filter(value.filter));
+    if (value.ready()) return NewValue<Filter>(Filter(value.filter()));
     return NewValue<Filter>(PendingDump(value.transfer->pending));
   } catch (...) {
     return nullptr;  // COPY then fails with an error reply

@@ -127,14 +127,26 @@ void* RedisAllocate(std::size_t bytes, std::size_t alignment) noexcept {
   return out;
 }
 
-void RedisDeallocate(void* pointer, std::size_t bytes, std::size_t alignment) noexcept {
-  if (pointer == nullptr) return;
+// The block RedisAllocate took from Redis for `pointer`.
+void* RawBlock(const void* pointer) noexcept {
   const auto aligned = reinterpret_cast<std::uintptr_t>(pointer);
   std::uint64_t offset = 0;
   std::memcpy(&offset, reinterpret_cast<const void*>(aligned - 8), sizeof(offset));
-  void* raw = reinterpret_cast<void*>(aligned - offset);
+  return reinterpret_cast<void*>(aligned - offset);
+}
+
+void RedisDeallocate(void* pointer, std::size_t bytes, std::size_t alignment) noexcept {
+  if (pointer == nullptr) return;
+  void* raw = RawBlock(pointer);
   stats::BlockFreed(rm.MallocSize != nullptr ? rm.MallocSize(raw) : bytes + std::max<std::size_t>(alignment, 16));
   rm.Free(raw);
+}
+
+// What Redis counts in used_memory for the block: its allocator's usable size (jemalloc
+// rounds a 65.7 MiB request up to 80 MiB), so that MEMORY USAGE reports the same.
+std::size_t RedisHeld(const void* pointer, std::size_t bytes, std::size_t alignment) noexcept {
+  if (rm.MallocSize != nullptr) return rm.MallocSize(RawBlock(pointer));
+  return bytes + std::max<std::size_t>(alignment, 16);
 }
 
 // ---- Command table ----------------------------------------------------------------
@@ -309,7 +321,7 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   // exiting on them; every load path checks RedisModule_IsIOError.
   if (rm.SetModuleOptions != nullptr) rm.SetModuleOptions(ctx, kOptionsHandleIoErrors);
 
-  if (!SetAllocator(Allocator{&RedisAllocate, &RedisDeallocate})) {
+  if (!SetAllocator(Allocator{&RedisAllocate, &RedisDeallocate, &RedisHeld})) {
     return FailLoad(ctx, "cannot install Redis' allocator: the allocator table is full");
   }
 

@@ -103,11 +103,11 @@ std::vector<std::byte> HeaderChunk(const RedisBloomScalableFilter& f) {
 std::vector<std::byte> HeaderChunk(const RedisCuckooFilter& f) {
   return EncodeRedisCuckooHeaderChunk(f);
 }
-RedisBloomChunk NextChunk(const RedisBloomScalableFilter& f, std::int64_t iterator) noexcept {
-  return NextRedisBloomChunk(f, iterator);
+RedisBloomChunk NextChunk(const RedisBloomScalableFilter& f, std::int64_t iterator, std::size_t max_bytes) noexcept {
+  return NextRedisBloomChunk(f, iterator, max_bytes);
 }
-RedisBloomChunk NextChunk(const RedisCuckooFilter& f, std::int64_t iterator) noexcept {
-  return NextRedisCuckooChunk(f, iterator);
+RedisBloomChunk NextChunk(const RedisCuckooFilter& f, std::int64_t iterator, std::size_t max_bytes) noexcept {
+  return NextRedisCuckooChunk(f, iterator, max_bytes);
 }
 std::vector<std::byte> DumpOf(const RedisBloomScalableFilter& f) {
   return EncodeRedisBloomDump(f);
@@ -146,8 +146,15 @@ void RdbSave(RedisModuleIO* io, void* opaque) noexcept {
   }
 }
 
+// Redis copies each argument of an emitted command into a string of its own (in the
+// rewriting child), so AOF chunks are 1 MiB instead of SCANDUMP's 16 MiB: a rewrite needs
+// 1 MiB beside the filter. RedisBloom's LOADCHUNK takes a chunk of any size that stays
+// inside one link or sub-filter, so its servers replay these too.
+constexpr std::size_t kAofChunkBytes = std::size_t{1} << 20;
+
 // AOF rewrite as RedisBloom does it: LOADCHUNK of the header at iterator 1, then of every
-// chunk with the iterator SCANDUMP returns with it.
+// chunk with the iterator that follows it.
+
 template <typename Type>
 void AofRewrite(RedisModuleIO* aof, RedisModuleString* key, void* opaque) noexcept {
   const auto& filter = *static_cast<const typename Type::Filter*>(opaque);
@@ -156,7 +163,7 @@ void AofRewrite(RedisModuleIO* aof, RedisModuleString* key, void* opaque) noexce
     rm.EmitAOF(aof, Type::kLoadChunk, "slb", key, 1LL, reinterpret_cast<const char*>(header.data()), header.size());
     std::int64_t iterator = 1;
     while (true) {
-      const RedisBloomChunk chunk = NextChunk(filter, iterator);
+      const RedisBloomChunk chunk = NextChunk(filter, iterator, kAofChunkBytes);
       if (chunk.next_iterator == 0) break;
       rm.EmitAOF(aof, Type::kLoadChunk, "slb", key, static_cast<long long>(chunk.next_iterator),
                  reinterpret_cast<const char*>(chunk.bytes.data()), chunk.bytes.size());
@@ -170,7 +177,7 @@ void AofRewrite(RedisModuleIO* aof, RedisModuleString* key, void* opaque) noexce
 template <typename Type>
 std::size_t MemUsage(const void* opaque) noexcept {
   const auto& filter = *static_cast<const typename Type::Filter*>(opaque);
-  return static_cast<std::size_t>(sizeof(filter) + filter.memory_bytes());
+  return static_cast<std::size_t>(BlockBytes(&filter, sizeof(filter)) + filter.bytes_held());
 }
 
 template <typename Type>

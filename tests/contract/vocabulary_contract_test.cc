@@ -19,6 +19,7 @@
 #include "bloomkit/counting_bloom_filter.h"
 #include "bloomkit/cuckoo_filter.h"
 #include "bloomkit/filter.h"
+#include "bloomkit/redisbloom.h"
 #include "bloomkit/scalable_bloom_filter.h"
 #include "bloomkit/synchronized.h"
 #include "contract/test_support.h"
@@ -158,6 +159,12 @@ TEST(VocabularyContractTest, Scalable) {
 }
 TEST(VocabularyContractTest, Cuckoo) {
   Exercise<bloomkit::CuckooFilter>({.capacity = kCapacity / 4, .fp_rate = 0.01, .expansion = 2});
+}
+TEST(VocabularyContractTest, RedisBloomScalable) {
+  Exercise<bloomkit::RedisBloomScalableFilter>({.capacity = kCapacity / 8, .fp_rate = 0.01});
+}
+TEST(VocabularyContractTest, RedisBloomCuckoo) {
+  Exercise<bloomkit::RedisCuckooFilter>({.capacity = kCapacity / 4, .bucket_size = 2, .expansion = 2});
 }
 TEST(VocabularyContractTest, ConcurrentClassic) {
   Exercise<bloomkit::ConcurrentBloomFilter>({.capacity = kCapacity, .fp_rate = 0.01});

@@ -353,6 +353,13 @@ int WriteRedisBloomSeeds(const fs::path& dir, const fs::path& update_dir) {
     failures += WriteBytes(dir / (key + "_file"), FuzzInputWriter().Byte(cuckoo ? 5 : 4).Raw(file).bytes());
     if (key.ends_with("_default")) failures += WriteBytes(update_dir / ("redisbloom_" + key + ".bf"), file);
   }
+  // The header chunk of a scaling chain whose first link has RedisBloom 2.0's unhalved
+  // rate, 0.7962 (BF.RESERVE k 0.7962 100 there): it loads and saves as a file.
+  auto unhalved = bloomkit::RedisBloomScalableFilter::Create({.capacity = 100, .fp_rate = 0.7962, .non_scaling = true});
+  if (!unhalved.ok()) return 1;
+  std::vector<std::byte> head = bloomkit::EncodeRedisBloomHeaderChunk(unhalved.value());
+  head[12] &= ~std::byte{bloomkit::kRedisBloomNoScaling};
+  failures += WriteBytes(dir / "bf_unhalved_rate_chunks", FuzzInputWriter().Byte(2).Field(head).bytes());
   return failures;
 }
 

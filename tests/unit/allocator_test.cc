@@ -95,6 +95,41 @@ TEST(AllocatorTest, FiltersUseTheInstalledAllocator) {
   EXPECT_EQ(counting.deallocations(), 4U) << "a filter was freed by an allocator that did not allocate it";
 }
 
+// An allocator that rounds every block up to a whole 4 KiB page, and says so.
+struct PageRounding {
+  static void* Allocate(std::size_t bytes, std::size_t alignment) noexcept {
+    return DefaultAllocator().allocate(bytes, alignment);
+  }
+  static void Deallocate(void* p, std::size_t bytes, std::size_t alignment) noexcept {
+    DefaultAllocator().deallocate(p, bytes, alignment);
+  }
+  static std::size_t Held(const void* /*p*/, std::size_t bytes, std::size_t /*alignment*/) noexcept {
+    return (bytes + 4095) / 4096 * 4096;
+  }
+};
+
+// bytes_held() reports what the allocator holds for each array, not the bytes asked for
+// (the Redis module's MEMORY USAGE rests on it).
+TEST(AllocatorTest, BytesHeldAreWhatTheAllocatorHolds) {
+  const Allocator previous = GetAllocator();
+  ASSERT_TRUE(SetAllocator({&PageRounding::Allocate, &PageRounding::Deallocate, &PageRounding::Held}));
+  {
+    auto classic = BloomFilter::Create({.num_bits = 64 * 1000, .num_hashes = 3});
+    ASSERT_TRUE(classic.ok());
+    EXPECT_EQ(classic->memory_bytes(), 8000U);
+    EXPECT_EQ(classic->bytes_held(), 8192U);
+    WordArray empty;
+    EXPECT_EQ(empty.bytes_held(), 0U);
+    ASSERT_TRUE(SetAllocator(previous));
+    // The array keeps the allocator that made it.
+    EXPECT_EQ(classic->bytes_held(), 8192U);
+  }
+  // The default allocator: a mapped block holds whole pages.
+  auto big = BloomFilter::Create({.num_bits = 8 * ((std::uint64_t{1} << 20) + 8), .num_hashes = 3});
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ(big->bytes_held(), (std::uint64_t{1} << 20) + 4096);
+}
+
 // Numbered<N>: a distinct allocator per N that counts its frees.
 template <int N>
 struct Numbered {

@@ -130,6 +130,45 @@ TEST(RedisCuckoo, CompactDropsEmptiedSubFilters) {
   for (int i = 280; i < 300; ++i) EXPECT_TRUE(f->MayContain("k" + std::to_string(i))) << i;
 }
 
+// The cuckoo filter's hash form takes RedisBloom's own h: adding by hash or by key
+// writes the same bytes and answers alike, removal included.
+TEST(RedisCuckoo, HashFormIsTheKeysMurmurHash) {
+  auto by_key = RedisCuckooFilter::Create({.capacity = 64, .bucket_size = 2, .expansion = 1});
+  auto by_hash = RedisCuckooFilter::Create({.capacity = 64, .bucket_size = 2, .expansion = 1});
+  ASSERT_TRUE(by_key.ok() && by_hash.ok());
+  for (int i = 0; i < 300; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    ASSERT_TRUE(by_key->Add(key).ok());
+    ASSERT_TRUE(by_hash->AddHash(RedisBloomMurmurHash64A(key, 0)).ok());
+  }
+  EXPECT_GT(by_hash->num_stages(), 1U);
+  EXPECT_TRUE(by_key.value() == by_hash.value());
+  EXPECT_TRUE(by_hash->RemoveHash(RedisBloomMurmurHash64A("k7", 0)));
+  EXPECT_TRUE(by_key->Remove("k7"));
+  EXPECT_TRUE(by_key.value() == by_hash.value());
+  EXPECT_EQ(by_hash->OccurrencesHash(RedisBloomMurmurHash64A("k8", 0)), by_key->Occurrences("k8"));
+}
+
+// Clear gives back the filter Create made, whatever it grew into.
+TEST(RedisBloomKinds, ClearIsAFreshFilter) {
+  const RedisBloomOptions bf_options{.capacity = 100, .fp_rate = 0.01};
+  auto bf = RedisBloomScalableFilter::Create(bf_options);
+  ASSERT_TRUE(bf.ok());
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(bf->Add("k" + std::to_string(i)).ok());
+  ASSERT_GT(bf->num_stages(), 2U);
+  bf->Clear();
+  EXPECT_TRUE(bf.value() == RedisBloomScalableFilter::Create(bf_options).value());
+
+  const RedisCuckooOptions cf_options{.capacity = 64, .bucket_size = 4, .expansion = 2};
+  auto cf = RedisCuckooFilter::Create(cf_options);
+  ASSERT_TRUE(cf.ok());
+  for (int i = 0; i < 500; ++i) ASSERT_TRUE(cf->Add("k" + std::to_string(i)).ok());
+  ASSERT_TRUE(cf->Remove("k1"));
+  ASSERT_GT(cf->num_stages(), 2U);
+  cf->Clear();
+  EXPECT_TRUE(cf.value() == RedisCuckooFilter::Create(cf_options).value());
+}
+
 // The encodings before version 4 lack fields; a payload written in them decodes with
 // RedisBloom's defaults for what is missing.
 TEST(RedisBloomCodec, OlderBloomEncodings) {
@@ -241,7 +280,7 @@ TEST(RedisBloomCodec, ForgedHeaderChunksAreRefused) {
   EXPECT_FALSE(forge(36, 3));  // expansion 3
   EXPECT_FALSE(forge(24, 0));  // no sub-filter
   EXPECT_FALSE(forge(31, 1));  // 2^56 + 1 sub-filters
-  EXPECT_TRUE(forge(0, 7));    // the item count alone is not checked until the data is in
+  EXPECT_TRUE(forge(0, 7));    // the item count is not checked against the slots (see below)
 }
 
 TEST(RedisBloomCodec, ChunksOutsideTheFilterAreRefused) {
@@ -286,6 +325,169 @@ TEST(RedisBloomCodec, IntegerLookingStringsRoundTrip) {
     EXPECT_EQ(std::vector<std::byte>(got->begin(), got->end()), Bytes(s)) << s;
     EXPECT_TRUE(r->Finish().ok());
   }
+}
+
+// What a decoder accepts, bloomkit's file format stores and loads again under the same
+// memory limit (the CLI exports RedisBloom keys as files).
+template <typename Filter>
+void ExpectFileRoundTrip(const Filter& f, std::uint64_t limit) {
+  auto back = Filter::Deserialize(f.Serialize(), {.max_memory_bytes = limit});
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_TRUE(back.value() == f);
+}
+
+// A header chunk of a chain whose first link has error rate `error`: a NONSCALING chain
+// of bloomkit's, with the NONSCALING bit cleared on request.
+std::vector<std::byte> ChainHeader(double error, bool scaling) {
+  auto f = RedisBloomScalableFilter::Create({.capacity = 100, .fp_rate = error, .non_scaling = true});
+  EXPECT_TRUE(f.ok());
+  std::vector<std::byte> head = EncodeRedisBloomHeaderChunk(f.value());
+  if (scaling) head[12] &= ~std::byte{kRedisBloomNoScaling};
+  return head;
+}
+
+void Store64(std::vector<std::byte>& b, std::size_t at, std::uint64_t v) {
+  for (std::size_t i = 0; i < 8; ++i) b[at + i] = static_cast<std::byte>(v >> (8 * i));
+}
+
+// RedisBloom 2.0 and 1.x gave the first link of a scaling chain the requested rate
+// itself (2.2 halves it), so a first link at 0.796 is a BF.RESERVE k 0.796 of theirs:
+// it loads, reports 0.796, and saves as a file (its rate is not doubled past 1).
+TEST(RedisBloomCodec, UnhalvedFirstLinkSavesAsAFile) {
+  for (const double error : {0.4999, 0.5, 0.7962, 0.999}) {
+    auto f = RedisBloomFromHeaderChunk(ChainHeader(error, true));
+    ASSERT_TRUE(f.ok()) << f.error().message();
+    EXPECT_FALSE(f->non_scaling());
+    EXPECT_DOUBLE_EQ(f->fp_rate(), error < 0.5 ? 2 * error : error);
+    ExpectFileRoundTrip(f.value(), kDefaultMaxMemoryBytes);
+    for (int i = 0; i < 20000 && f->num_filters() == 1; ++i) ASSERT_TRUE(f->AddIfAbsent("k" + std::to_string(i)).ok());
+    if (error < 0.5) {  // a link of 1 hash at 0.5 or more fills up before its 100 items
+      EXPECT_GT(f->num_filters(), 1U);
+    }
+    auto dumped = DecodeRedisBloomDump(EncodeRedisBloomDump(f.value()));
+    ASSERT_TRUE(dumped.ok()) << dumped.error().message();
+    ExpectFileRoundTrip(dumped.value(), kDefaultMaxMemoryBytes);
+  }
+}
+
+// Counts the file format refuses (over 2^63 - 1 items) and capacities that overflow 64
+// bits are refused by every decoder, chunks and RDB alike.
+TEST(RedisBloomCodec, ForgedCountsAreRefused) {
+  std::vector<std::byte> head = ChainHeader(0.01, true);
+  Store64(head, 0, std::uint64_t{1} << 63);        // chain size
+  Store64(head, 20 + 16, std::uint64_t{1} << 63);  // link size
+  auto big = RedisBloomFromHeaderChunk(head);
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().code(), ErrorCode::kParameterMismatch);
+  EXPECT_NE(big.error().message().find("9223372036854775808"), std::string::npos) << big.error().message();
+
+  auto f = RedisBloomFromHeaderChunk(ChainHeader(0.01, true));
+  ASSERT_TRUE(f.ok());
+  const RedisBloomLinkParams p = f->link(0);
+  DumpPayloadWriter w(kRedisBloomTypeName, 4);
+  for (std::uint64_t v : {std::uint64_t{0}, std::uint64_t{2}, std::uint64_t{kRedisBloomForce64}, std::uint64_t{2}}) {
+    w.SaveUnsigned(v);
+  }
+  for (int i = 0; i < 2; ++i) {  // two links of 2^63 entries each: the capacity overflows
+    w.SaveUnsigned(std::uint64_t{1} << 63);
+    w.SaveDouble(p.error);
+    w.SaveUnsigned(p.hashes);
+    w.SaveDouble(p.bpe);
+    w.SaveUnsigned(p.bits);
+    w.SaveUnsigned(p.n2);
+    w.SaveStringBuffer(f->link_data(0));
+    w.SaveUnsigned(0);
+  }
+  auto wide = DecodeRedisBloomDump(std::move(w).Finish());
+  ASSERT_FALSE(wide.ok());
+  EXPECT_NE(wide.error().message().find("capacities overflow"), std::string::npos) << wide.error().message();
+}
+
+// A cuckoo key whose LOADCHUNK load stopped after the header (its count, empty slots) is
+// saved by RedisBloom and loaded again; so it is here, from RDB, DUMP and file alike
+// (otherwise Redis would not start from such an RDB).
+TEST(RedisBloomCodec, IncompleteCuckooLoadsSaveAndLoadAgain) {
+  auto cf = RedisCuckooFilter::Create({.capacity = 1000});
+  ASSERT_TRUE(cf.ok());
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(cf->Add("k" + std::to_string(i)).ok());
+  auto partial = RedisCuckooFromHeaderChunk(EncodeRedisCuckooHeaderChunk(cf.value()));
+  ASSERT_TRUE(partial.ok());
+  EXPECT_EQ(partial->count(), 20U);
+  EXPECT_EQ(partial->CountOccupiedSlots(), 0U);
+  auto dumped = DecodeRedisCuckooDump(EncodeRedisCuckooDump(partial.value()));
+  ASSERT_TRUE(dumped.ok()) << dumped.error().message();
+  EXPECT_TRUE(dumped.value() == partial.value());
+  ExpectFileRoundTrip(partial.value(), kDefaultMaxMemoryBytes);
+}
+
+// The memory limit bounds the file payload (header chunk, arrays, padding): a filter
+// that a decoder or a create accepts under a limit saves and loads again under it.
+TEST(RedisBloomCodec, LimitsBoundTheFilePayload) {
+  auto bf = RedisBloomScalableFilter::Create({.capacity = 1000, .fp_rate = 0.01});
+  ASSERT_TRUE(bf.ok());
+  const std::vector<std::byte> head = EncodeRedisBloomHeaderChunk(bf.value());
+  const std::uint64_t arrays = bf->link(0).bytes;  // 1,384
+  int accepted = 0;
+  for (std::uint64_t limit = arrays; limit < arrays + 100; ++limit) {
+    auto f = RedisBloomFromHeaderChunk(head, {.max_memory_bytes = limit});
+    auto made = RedisBloomScalableFilter::Create({.capacity = 1000, .fp_rate = 0.01, .max_memory_bytes = limit});
+    if (f.ok()) {
+      ++accepted;
+      ExpectFileRoundTrip(f.value(), limit);
+    } else {
+      EXPECT_EQ(f.error().code(), ErrorCode::kTooLarge);
+    }
+    if (made.ok()) {
+      ExpectFileRoundTrip(made.value(), limit);
+      auto again = DecodeRedisBloomDump(EncodeRedisBloomDump(made.value()), {.max_memory_bytes = limit});
+      EXPECT_TRUE(again.ok()) << limit << ": " << again.error().message();
+    }
+  }
+  EXPECT_EQ(accepted, 100 - 80);  // from 1,384 + 80 bytes (20 + 53 + 7 of padding) on
+
+  auto cf = RedisCuckooFilter::Create({.capacity = 1000});  // 512 buckets of 2
+  ASSERT_TRUE(cf.ok());
+  const std::vector<std::byte> ch = EncodeRedisCuckooHeaderChunk(cf.value());
+  accepted = 0;
+  for (std::uint64_t limit = 1024; limit < 1124; ++limit) {
+    auto f = RedisCuckooFromHeaderChunk(ch, {.max_memory_bytes = limit});
+    auto made = RedisCuckooFilter::Create({.capacity = 1000, .max_memory_bytes = limit});
+    if (f.ok()) {
+      ++accepted;
+      ExpectFileRoundTrip(f.value(), limit);
+    }
+    if (made.ok()) {
+      auto again = DecodeRedisCuckooDump(EncodeRedisCuckooDump(made.value()), {.max_memory_bytes = limit});
+      EXPECT_TRUE(again.ok()) << limit << ": " << again.error().message();
+      ExpectFileRoundTrip(made.value(), limit);
+    }
+  }
+  EXPECT_EQ(accepted, 100 - 40);  // from 1,024 + 40 bytes (38 + 2 of padding) on
+}
+
+// A link's bit count precedes its bit array in the RDB value: one past the limit is
+// refused before the array is read (Redis allocates what a string claims to read it).
+TEST(RedisBloomCodec, RdbLinkPastTheLimitIsRefusedBeforeItsArray) {
+  auto f = RedisBloomScalableFilter::Create({.capacity = 1000, .fp_rate = 0.01});
+  ASSERT_TRUE(f.ok());
+  const RedisBloomLinkParams p = f->link(0);
+  DumpPayloadWriter w(kRedisBloomTypeName, 4);
+  for (std::uint64_t v :
+       {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{kRedisBloomForce64 | kRedisBloomNoRound}, std::uint64_t{2}}) {
+    w.SaveUnsigned(v);
+  }
+  w.SaveUnsigned(p.entries);
+  w.SaveDouble(p.error);
+  w.SaveUnsigned(p.hashes);
+  w.SaveDouble(p.bpe);
+  w.SaveUnsigned(std::uint64_t{1} << 40);  // 128 GiB of bits, then a short array
+  w.SaveUnsigned(0);
+  w.SaveStringBuffer(f->link_data(0));
+  w.SaveUnsigned(0);
+  auto big = DecodeRedisBloomDump(std::move(w).Finish(), {.max_memory_bytes = 1 << 20});
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().code(), ErrorCode::kTooLarge) << big.error().message();
+  EXPECT_NE(big.error().message().find("1099511627776 bits"), std::string::npos) << big.error().message();
 }
 
 }  // namespace

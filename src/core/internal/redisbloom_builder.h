@@ -5,6 +5,7 @@
 // memory a load needs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -13,6 +14,21 @@
 #include "bloomkit/result.h"
 
 namespace bloomkit::internal {
+
+// SCANDUMP header chunks (RedisBloom's packed structs), which are also the head of the
+// kinds' payload in bloomkit's file format.
+inline constexpr std::size_t kRedisBloomChainHeaderBytes = 20;  // size u64, nfilters, options, growth u32
+inline constexpr std::size_t kRedisBloomLinkHeaderBytes = 53;   // bytes, bits, size u64; error, bpe f64;
+                                                                // hashes u32; entries u64; n2 u8
+inline constexpr std::size_t kRedisCuckooHeaderBytes = 38;      // items, buckets, deletes, filters u64;
+                                                                // bucket size, max iterations, expansion u16
+
+// The payload of a filter in bloomkit's file format: the header chunk, the arrays, zero
+// padding to whole 8-byte words. Decoders refuse a filter whose payload passes their
+// memory limit, as the file loader does, so that whatever loads can be saved as a file
+// and loaded again under the same limit. False if the sum overflows.
+[[nodiscard]] bool RedisBloomFilePayloadBytes(std::uint64_t header_bytes, std::uint64_t array_bytes,
+                                              std::uint64_t* out) noexcept;
 
 class RedisBloomBuilder {
  public:
