@@ -116,6 +116,10 @@ class ScalableBloomFilter {
   // prefetched, so that the misses of independent keys overlap. AddBatch stops at the
   // first key that needs a stage it may not add (the keys before it are in).
   Status AddBatch(std::span<const std::string_view> keys);
+  // AddIfAbsent of each key in order, its answer in added[i] (BF.MADD). Returns how many
+  // keys were handled: all, or the index of the first that failed, whose error goes to
+  // *error (the keys before it are in and answered).
+  std::size_t AddIfAbsentBatch(std::span<const std::string_view> keys, std::span<bool> added, Status* error);
   Status AddHashBatch(std::span<const std::uint64_t> hashes);
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;

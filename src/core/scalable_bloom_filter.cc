@@ -336,6 +336,24 @@ Status ScalableBloomFilter::AddBatch(std::span<const std::string_view> keys) {
   return status;
 }
 
+std::size_t ScalableBloomFilter::AddIfAbsentBatch(std::span<const std::string_view> keys, std::span<bool> added,
+                                                  Status* error) {
+  std::size_t done = 0;
+  ForEachGroup(
+      keys.size(), [&](std::size_t i) { return internal::HashKeyInline(keys[i]); }, *this, true,
+      [&](std::size_t i, HashPair h) {
+        auto result = AddHashPairIfAbsent(h);
+        if (!result.ok()) {
+          *error = std::move(result).error();
+          return false;
+        }
+        added[i] = result.value();
+        done = i + 1;
+        return true;
+      });
+  return done;
+}
+
 Status ScalableBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) {
   Status status;
   ForEachGroup(

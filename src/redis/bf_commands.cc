@@ -43,69 +43,17 @@ std::string AddErrorText(const ScalableBloomFilter& filter, const Error& error) 
   return CoreError(error).message();
 }
 
-// Outcome of adding one item: 1 added, 0 maybe present, or an error reply text.
-struct AddOutcome {
-  int added = 0;
-  std::string error;
-};
-
-// Multi-item commands hash a group of items first and prefetch every cache line their
-// probes touch (ForEachProbe of hash.h), so that the k misses of 16 items overlap
-// instead of queueing: on a filter larger than the cache that is most of a BF.MADD's
-// time.
+// Multi-item commands hand the core groups of items: its batch forms hash a group first
+// and prefetch every cache line their probes touch, so that the k misses of the items
+// overlap instead of queueing (on a filter larger than the cache, most of a BF.MADD's
+// time), and they hash exactly as the single-item calls do.
 constexpr std::size_t kGroup = 16;
-constexpr std::size_t kMaxPrefetchStages = 4;  // the newest, largest stages
 
-void PrefetchProbes(const ScalableBloomFilter& filter, std::span<const HashPair> hashes, bool for_write) {
-  const auto& stages = filter.stages();
-  const std::size_t first = stages.size() > kMaxPrefetchStages ? stages.size() - kMaxPrefetchStages : 0;
-  for (std::size_t s = first; s < stages.size(); ++s) {
-    const BloomFilter& stage = stages[s];
-    const std::uint64_t* words = stage.words().data();
-    const std::uint64_t m = stage.num_bits();
-    const std::uint32_t k = stage.num_hashes();
-    for (const HashPair& h : hashes) {
-      ForEachProbe(h, m, k, [&](std::uint64_t bit) {
-        const std::uint64_t* line = words + (bit >> 6);
-        if (for_write) {
-          __builtin_prefetch(line, 1, 3);
-        } else {
-          __builtin_prefetch(line, 0, 3);
-        }
-        return true;
-      });
-    }
-  }
-}
-
-// The hashes of items [begin, end) of the command (at most kGroup).
-std::span<const HashPair> HashGroup(const Command& cmd, std::size_t begin, std::size_t end,
-                                    std::array<HashPair, kGroup>& out) {
-  for (std::size_t i = begin; i < end; ++i) out[i - begin] = HashKey(cmd.arg(i));
-  return std::span<const HashPair>(out.data(), end - begin);
-}
-
-// Adds the items from `first` on in order, stopping at the first error (as RedisBloom
-// does when a non-scaling filter fills up: the reply array ends with that error).
-std::vector<AddOutcome> AddItems(ScalableBloomFilter& filter, const Command& cmd, std::size_t first, bool* modified) {
-  std::vector<AddOutcome> out;
-  out.reserve(cmd.argc() - first);
-  std::array<HashPair, kGroup> group{};
-  for (std::size_t begin = first; begin < cmd.argc(); begin += kGroup) {
-    const std::size_t end = std::min(cmd.argc(), begin + kGroup);
-    const auto hashes = HashGroup(cmd, begin, end, group);
-    PrefetchProbes(filter, hashes, /*for_write=*/true);
-    for (const HashPair& hash : hashes) {
-      auto added = filter.AddHashPairIfAbsent(hash);
-      if (!added.ok()) {
-        out.push_back({0, AddErrorText(filter, added.error())});
-        return out;
-      }
-      if (added.value()) *modified = true;
-      out.push_back({added.value() ? 1 : 0, {}});
-    }
-  }
-  return out;
+// The items [begin, end) of the command (at most kGroup).
+std::span<const std::string_view> ItemGroup(const Command& cmd, std::size_t begin, std::size_t end,
+                                            std::array<std::string_view, kGroup>& out) {
+  for (std::size_t i = begin; i < end; ++i) out[i - begin] = cmd.arg(i);
+  return std::span<const std::string_view>(out.data(), end - begin);
 }
 
 // BF.ADD / BF.MADD / BF.INSERT after parsing: find or create, add, reply.
@@ -133,16 +81,28 @@ Status InsertCommon(Command& cmd, const BfCreateArgs& create, bool autocreate, s
     cmd.Bool(added.value());
     return {};
   }
-  const std::vector<AddOutcome> outcomes = AddItems(value->filter(), cmd, first, &modified);
-  if (modified) cmd.Replicate();
-  cmd.Array(static_cast<long>(outcomes.size()));
-  for (const AddOutcome& o : outcomes) {
-    if (o.error.empty()) {
-      cmd.Bool(o.added == 1);
-    } else {
-      cmd.ErrorReply(o.error);
+  // Added in order, stopping at the first error (as RedisBloom does when a non-scaling
+  // filter fills up: the reply array ends with that error).
+  ScalableBloomFilter& filter = value->filter();
+  std::vector<bool> answers;
+  answers.reserve(cmd.argc() - first);
+  std::string error_text;
+  std::array<std::string_view, kGroup> items{};
+  std::array<bool, kGroup> added{};
+  for (std::size_t begin = first; begin < cmd.argc() && error_text.empty(); begin += kGroup) {
+    const std::size_t end = std::min(cmd.argc(), begin + kGroup);
+    Status error;
+    const std::size_t done = filter.AddIfAbsentBatch(ItemGroup(cmd, begin, end, items), added, &error);
+    for (std::size_t i = 0; i < done; ++i) {
+      answers.push_back(added[i]);
+      if (added[i]) modified = true;
     }
+    if (!error.ok()) error_text = AddErrorText(filter, error.error());
   }
+  if (modified) cmd.Replicate();
+  cmd.Array(static_cast<long>(answers.size() + (error_text.empty() ? 0 : 1)));
+  for (const bool a : answers) cmd.Bool(a);
+  if (!error_text.empty()) cmd.ErrorReply(error_text);
   return {};
 }
 
@@ -198,16 +158,17 @@ Status ExistsCommon(Command& cmd, bool multi) {
     return {};
   }
   cmd.Array(static_cast<long>(cmd.argc() - 2));
-  std::array<HashPair, kGroup> group{};
+  std::array<std::string_view, kGroup> items{};
+  std::array<bool, kGroup> present{};
   for (std::size_t begin = 2; begin < cmd.argc(); begin += kGroup) {
     const std::size_t end = std::min(cmd.argc(), begin + kGroup);
     if (filter == nullptr) {
       for (std::size_t i = begin; i < end; ++i) cmd.Bool(false);
       continue;
     }
-    const auto hashes = HashGroup(cmd, begin, end, group);
-    PrefetchProbes(*filter, hashes, /*for_write=*/false);
-    for (const HashPair& hash : hashes) cmd.Bool(filter->MayContainHashPair(hash));
+    const auto group = ItemGroup(cmd, begin, end, items);
+    filter->MayContainBatch(group, present);
+    for (std::size_t i = 0; i < group.size(); ++i) cmd.Bool(present[i]);
   }
   return {};
 }

@@ -7,7 +7,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "bloomkit/format.h"
 #include "contract/test_support.h"
@@ -181,6 +185,34 @@ TEST(ScalableBloomFilterTest, NonScalingFilterReportsFullForNewKeysOnly) {
   ASSERT_TRUE(again.ok()) << Describe(again);
   EXPECT_FALSE(again.value());
   for (std::uint64_t j = 0; j < i; ++j) ASSERT_TRUE(f.MayContain(Key(kPresent, j)));
+}
+
+// The batch form answers key by key as AddIfAbsent does, repeats inside the batch
+// included, and stops where the single calls stop.
+TEST(ScalableBloomFilterTest, AddIfAbsentBatchAnswersAsTheSingleCalls) {
+  const ScalableOptions options{.initial_capacity = 500, .fp_rate = 0.01, .scaling = false};
+  ScalableBloomFilter single = Make(options);
+  ScalableBloomFilter batch = Make(options);
+  std::vector<std::string> keys;
+  for (std::uint64_t i = 0; i < 700; ++i) keys.emplace_back(Key(kPresent, i % 600).view());  // 100 repeats
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::unique_ptr<bool[]> added(new bool[views.size()]);
+  bloomkit::Status error;
+  const std::size_t done = batch.AddIfAbsentBatch(views, std::span<bool>(added.get(), views.size()), &error);
+  std::size_t expected_done = 0;
+  for (; expected_done < views.size(); ++expected_done) {
+    auto r = single.AddIfAbsent(views[expected_done]);
+    if (!r.ok()) {
+      ASSERT_FALSE(error.ok()) << "the batch did not report the failure at " << expected_done;
+      EXPECT_EQ(error.error().code(), r.error().code());
+      break;
+    }
+    ASSERT_LT(expected_done, done);
+    EXPECT_EQ(added[expected_done], r.value()) << expected_done;
+  }
+  EXPECT_EQ(done, expected_done);
+  EXPECT_LT(done, views.size()) << "the non-scaling filter never became full";
+  EXPECT_TRUE(single == batch);
 }
 
 TEST(ScalableBloomFilterTest, StageAndMemoryLimitsAreErrorsNotAllocations) {
