@@ -147,6 +147,11 @@ class RedisBloomScalableFilter {
   Result<bool> AddIfAbsent(std::string_view key);
   // The same, for callers that do not need to know whether it was new.
   Status Add(std::string_view key);
+  // BF.MADD: AddIfAbsent of each key in order, with the same answers and the same bits;
+  // the cache lines a group of keys will set in the newest link are fetched first, so
+  // their misses overlap. Writes added[i] for each key handled and returns how many were
+  // handled: all of them, or up to the first that failed (its error in *error).
+  std::size_t AddIfAbsentMany(std::span<const std::string_view> keys, std::span<bool> added, Error* error);
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
   // The hash forms (see the file comment) and the batch forms of filter.h.
   Status AddHash(std::uint64_t hash);
@@ -207,6 +212,7 @@ class RedisBloomScalableFilter {
   [[nodiscard]] bool MayContainHashed(Hash h) const noexcept;
   [[nodiscard]] static bool LinkHas(const Link& link, Hash h) noexcept;
   static void LinkSet(Link& link, Hash h) noexcept;
+  Result<bool> AddHashed(Hash h, const std::uint64_t* newest_positions);
   Status AddLink(std::uint64_t entries, double error);
 
   std::vector<Link> links_;

@@ -4,6 +4,7 @@
 // types: where its C code converts between double and integers, so does this code, so
 // that sizes, hash counts and probe positions come out identical.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "bloomkit/redisbloom.h"
 #include "internal/codec.h"
 #include "internal/endian.h"
+#include "internal/filter_common.h"
 #include "internal/message.h"
 #include "internal/redisbloom_builder.h"
 
@@ -404,7 +406,24 @@ RedisBloomScalableFilter::Hash RedisBloomScalableFilter::HashOfHash(std::uint64_
 }
 
 Result<bool> RedisBloomScalableFilter::AddIfAbsentHashed(Hash h) {
-  for (std::size_t i = links_.size(); i-- > 0;) {
+  return AddHashed(h, nullptr);
+}
+
+// `newest_positions`, if given, are the key's k bit positions in the newest link,
+// computed (and prefetched) by AddIfAbsentMany: the same bits LinkHas and LinkSet find.
+Result<bool> RedisBloomScalableFilter::AddHashed(Hash h, const std::uint64_t* newest_positions) {
+  std::size_t older = links_.size();
+  if (newest_positions != nullptr) {
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(links_.back().data.data());
+    bool all = true;
+    for (std::uint32_t i = 0; i < links_.back().params.hashes && all; ++i) {
+      const std::uint64_t x = newest_positions[i];
+      all = (bytes[x >> 3] & (1U << (x & 7))) != 0;
+    }
+    if (all) return false;
+    --older;
+  }
+  for (std::size_t i = older; i-- > 0;) {
     if (LinkHas(links_[i], h)) return false;
   }
   if (links_.back().params.size >= links_.back().params.entries) {
@@ -421,7 +440,15 @@ Result<bool> RedisBloomScalableFilter::AddIfAbsentHashed(Hash h) {
     if (!grown.ok()) return grown.error();
   }
   // Absent from every link, so at least one of the newest link's bits is new.
-  LinkSet(links_.back(), h);
+  if (newest_positions != nullptr && older == links_.size() - 1) {  // no link was added
+    auto* bytes = reinterpret_cast<std::uint8_t*>(links_.back().data.data());
+    for (std::uint32_t i = 0; i < links_.back().params.hashes; ++i) {
+      const std::uint64_t x = newest_positions[i];
+      bytes[x >> 3] = static_cast<std::uint8_t>(bytes[x >> 3] | (1U << (x & 7)));
+    }
+  } else {
+    LinkSet(links_.back(), h);
+  }
   ++links_.back().params.size;
   ++size_;
   return true;
@@ -433,6 +460,44 @@ Result<bool> RedisBloomScalableFilter::AddIfAbsent(std::string_view key) {
 
 Result<bool> RedisBloomScalableFilter::AddHashIfAbsent(std::uint64_t hash) {
   return AddIfAbsentHashed(HashOfHash(hash));
+}
+
+std::size_t RedisBloomScalableFilter::AddIfAbsentMany(std::span<const std::string_view> keys, std::span<bool> added,
+                                                      Error* error) {
+  // Positions are kept for links of up to 32 hashes (error rates down to about 1e-9);
+  // a link of more takes the key-by-key path.
+  constexpr std::size_t kGroup = internal::kBatchGroup;
+  constexpr std::uint32_t kMaxKept = 32;
+  std::array<Hash, kGroup> hashes{};
+  std::array<std::array<std::uint64_t, kMaxKept>, kGroup> positions{};
+  for (std::size_t begin = 0; begin < keys.size(); begin += kGroup) {
+    const std::size_t n = std::min(kGroup, keys.size() - begin);
+    for (std::size_t j = 0; j < n; ++j) hashes[j] = HashOf(keys[begin + j]);
+    const std::size_t links = links_.size();
+    const RedisBloomLinkParams& p = links_.back().params;
+    const bool keep = p.hashes <= kMaxKept;
+    if (keep) {
+      const auto* bytes = reinterpret_cast<const std::uint8_t*>(links_.back().data.data());
+      const std::uint64_t mod = p.n2 > 0 ? std::uint64_t{1} << p.n2 : p.bits;
+      for (std::size_t j = 0; j < n; ++j) {
+        for (std::uint32_t i = 0; i < p.hashes; ++i) {
+          const std::uint64_t x = (hashes[j].a + i * hashes[j].b) % mod;
+          positions[j][i] = x;
+          internal::PrefetchWrite(bytes + (x >> 3));
+        }
+      }
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      // A link added by an earlier key of the group makes the kept positions stale.
+      auto r = AddHashed(hashes[j], keep && links_.size() == links ? positions[j].data() : nullptr);
+      if (!r.ok()) {
+        *error = std::move(r).error();
+        return begin + j;
+      }
+      added[begin + j] = r.value();
+    }
+  }
+  return keys.size();
 }
 
 Status RedisBloomScalableFilter::Add(std::string_view key) {

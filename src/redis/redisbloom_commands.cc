@@ -17,6 +17,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -201,22 +203,18 @@ Status RbBfAddItems(Command& cmd, const OpenKey& key, Held held, const BfCreateA
     cmd.Bool(added.value());
     return {};
   }
-  // One byte per item: 1 added, 0 present; a failure ends the list.
-  std::vector<char> outcomes;
-  outcomes.reserve(cmd.argc() - first);
-  std::string failure;
-  for (std::size_t i = first; i < cmd.argc(); ++i) {
-    auto added = chain->AddIfAbsent(cmd.arg(i));
-    if (!added.ok()) {
-      failure = AddErrorText(added.error());
-      break;
-    }
-    if (added.value()) modified = true;
-    outcomes.push_back(added.value() ? 1 : 0);
-  }
+  // Added or present per item; a failure ends the list.
+  std::vector<std::string_view> items;
+  items.reserve(cmd.argc() - first);
+  for (std::size_t i = first; i < cmd.argc(); ++i) items.push_back(cmd.arg(i));
+  std::unique_ptr<bool[]> outcomes(new bool[items.size()]);
+  Error error(ErrorCode::kInvalidArgument, "");
+  const std::size_t done = chain->AddIfAbsentMany(items, std::span<bool>(outcomes.get(), items.size()), &error);
+  const std::string failure = done < items.size() ? AddErrorText(error) : std::string();
+  for (std::size_t i = 0; i < done; ++i) modified = modified || outcomes[i];
   if (modified) cmd.Replicate();
-  cmd.Array(static_cast<long>(outcomes.size() + (failure.empty() ? 0 : 1)));
-  for (const char o : outcomes) cmd.Bool(o == 1);
+  cmd.Array(static_cast<long>(done + (failure.empty() ? 0 : 1)));
+  for (std::size_t i = 0; i < done; ++i) cmd.Bool(outcomes[i]);
   if (!failure.empty()) cmd.ErrorReply(failure);
   return {};
 }

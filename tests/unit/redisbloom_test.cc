@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -488,6 +490,39 @@ TEST(RedisBloomCodec, RdbLinkPastTheLimitIsRefusedBeforeItsArray) {
   ASSERT_FALSE(big.ok());
   EXPECT_EQ(big.error().code(), ErrorCode::kTooLarge) << big.error().message();
   EXPECT_NE(big.error().message().find("1099511627776 bits"), std::string::npos) << big.error().message();
+}
+
+// BF.MADD's batch answers and sets exactly what key-by-key adds do: across new links
+// in the middle of a group, links of more hashes than it keeps positions for (1e-12:
+// 40), and a full non-scaling chain, where both stop at the same key with kFull.
+TEST(RedisBloomScalable, AddIfAbsentManyEqualsOneByOne) {
+  for (const RedisBloomOptions& options : {RedisBloomOptions{.capacity = 50, .fp_rate = 0.01, .expansion = 2},
+                                           RedisBloomOptions{.capacity = 7, .fp_rate = 0.2, .expansion = 3},
+                                           RedisBloomOptions{.capacity = 100, .fp_rate = 1e-12, .expansion = 2},
+                                           RedisBloomOptions{.capacity = 300, .fp_rate = 0.05, .non_scaling = true}}) {
+    auto one = RedisBloomScalableFilter::Create(options);
+    auto many = RedisBloomScalableFilter::Create(options);
+    ASSERT_TRUE(one.ok() && many.ok());
+    std::vector<std::string> keys;
+    for (int i = 0; i < 1000; ++i) keys.push_back("k" + std::to_string(i % 700));  // 300 repeats
+    const std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::vector<char> want;
+    for (const std::string_view k : views) {
+      auto r = one->AddIfAbsent(k);
+      if (!r.ok()) break;
+      want.push_back(r.value() ? 1 : 0);
+    }
+    std::unique_ptr<bool[]> got(new bool[views.size()]);
+    Error error(ErrorCode::kInvalidArgument, "");
+    const std::size_t done = many->AddIfAbsentMany(views, std::span<bool>(got.get(), views.size()), &error);
+    ASSERT_EQ(done, want.size());
+    if (done < views.size()) {
+      EXPECT_EQ(error.code(), ErrorCode::kFull);
+    }
+    for (std::size_t i = 0; i < done; ++i) EXPECT_EQ(got[i], want[i] == 1) << i;
+    EXPECT_TRUE(one.value() == many.value());
+    EXPECT_GT(many->num_filters() + (options.non_scaling ? 1U : 0U), 1U);
+  }
 }
 
 }  // namespace
