@@ -56,6 +56,8 @@
 #include <immintrin.h>
 #endif
 
+#include "bloomkit/byte_sink.h"
+#include "bloomkit/byte_source.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
@@ -74,6 +76,7 @@ enum class WordOp : int;
 }  // namespace internal
 
 class ConcurrentBlockedBloomFilter;
+class FilterReader;
 
 // The verbs are filter.h's; only the blocked-specific ones are described here.
 class BlockedBloomFilter {
@@ -87,7 +90,14 @@ class BlockedBloomFilter {
   // (rounded up to whole blocks) and num_hashes (1..16).
   static Result<BlockedBloomFilter> Create(const BloomOptions& options);
   static Result<BlockedBloomFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
+  // The payload of a file whose header a FilterReader checked (LoadFile does), read
+  // straight into the filter's own blocks.
+  static Result<BlockedBloomFilter> Deserialize(const FileHeader& header, ByteSource payload,
+                                                const LoadOptions& options = {});
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+  // The bytes Serialize() returns without compression, handed to `sink` piece by piece
+  // (the blocks as a view of the filter's own memory); false if the sink stopped early.
+  bool SerializeTo(ByteSink sink) const noexcept;
 
   // Never fail (always ok). Inline, so that the caller sees the constant status.
   // Always inlined: with and without AVX2 they are different code (see above), and no
@@ -131,6 +141,8 @@ class BlockedBloomFilter {
 
   void Clear() noexcept;
   Status Merge(const BlockedBloomFilter& other);
+  // Merge with the filter of a file without loading it (as BloomFilter::MergeFrom).
+  Status MergeFrom(FilterReader& reader);
   Status Intersect(const BlockedBloomFilter& other);
 
   [[nodiscard]] std::uint64_t num_bits() const noexcept {
@@ -190,9 +202,9 @@ class BlockedBloomFilter {
   friend class ConcurrentBlockedBloomFilter;
   friend class MappedFilter;  // builds a read-only filter over a mapped payload
   // Checks a file's blocked parameters and builds the filter over its raw payload:
-  // copied into owned words, or borrowed in place (as BloomFilter::FromPayload).
-  static Result<BlockedBloomFilter> FromPayload(const FileHeader& header, std::span<const std::byte> payload,
-                                                bool borrow);
+  // read from `source` into owned words, or borrowed in place (as BloomFilter::FromPayload).
+  static Result<BlockedBloomFilter> FromPayload(const FileHeader& header, std::span<const std::byte> mapped,
+                                                const ByteSource* source);
   BlockedBloomFilter(BlockedLayout layout, std::uint16_t hash_id, std::uint64_t num_blocks, std::uint32_t num_hashes,
                      std::uint64_t capacity, double fp_rate, WordArray words) noexcept;
   [[nodiscard]] bool lanes() const noexcept {

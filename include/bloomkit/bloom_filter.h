@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "bloomkit/byte_sink.h"
+#include "bloomkit/byte_source.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
@@ -42,6 +43,7 @@ enum class WordOp : int;
 }  // namespace internal
 
 class CountingBloomFilter;
+class FilterReader;
 class ConcurrentBloomFilter;
 
 // The verbs are filter.h's; only the classic-specific ones are described here.
@@ -54,6 +56,9 @@ class BloomFilter {
   static Result<BloomFilter> Create(const BloomOptions& options);
   // Parses bytes written by Serialize(); every malformed input is an error.
   static Result<BloomFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
+  // The payload of a file whose header a FilterReader checked (LoadFile does), read
+  // straight into the filter's own bit array.
+  static Result<BloomFilter> Deserialize(const FileHeader& header, ByteSource payload, const LoadOptions& options = {});
   // File format v1 (docs/FORMAT.md).
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
   // The bytes Serialize() returns without compression, handed to `sink` piece by piece
@@ -95,6 +100,11 @@ class BloomFilter {
   // Union: afterwards this filter contains every key of either. Both filters must have
   // the same num_bits, num_hashes and hash; count() becomes EstimatedCount().
   Status Merge(const BloomFilter& other);
+  // Merge with the filter of a file without loading it: its bits are read from
+  // `reader` (FilterReader::OpenFile) kReadBufferBytes at a time and OR-ed in, so a
+  // merge costs one filter's memory, not two. On an error after the first piece, this
+  // filter holds the bits OR-ed so far (a superset of its keys: still no false negative).
+  Status MergeFrom(FilterReader& reader);
   // Intersection of the bit arrays: contains every key present in both (and may
   // report more false positives than a filter built from the intersection).
   Status Intersect(const BloomFilter& other);
@@ -135,9 +145,10 @@ class BloomFilter {
   friend class ScalableBloomFilter;  // sizes its stages to whole words (AddStage)
   friend class MappedFilter;         // builds a read-only filter over a mapped payload
   // Checks a file's classic parameters and builds the filter over its raw payload:
-  // copied into owned words, or borrowed in place (`borrow`: a mapped file's payload,
-  // 8-byte aligned, on a little-endian host).
-  static Result<BloomFilter> FromPayload(const FileHeader& header, std::span<const std::byte> payload, bool borrow);
+  // read from `source` into owned words, or (`source` null) borrowed in place from
+  // `mapped` (a mapped file's payload, 8-byte aligned, on a little-endian host).
+  static Result<BloomFilter> FromPayload(const FileHeader& header, std::span<const std::byte> mapped,
+                                         const ByteSource* source);
 
   BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
               WordArray words) noexcept;

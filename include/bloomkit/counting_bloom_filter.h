@@ -54,6 +54,7 @@
 
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/byte_sink.h"
+#include "bloomkit/byte_source.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
@@ -77,6 +78,10 @@ class CountingBloomFilter {
 
   static Result<CountingBloomFilter> Create(const CountingOptions& options);
   static Result<CountingBloomFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
+  // The payload of a file whose header a FilterReader checked (LoadFile does), read
+  // straight into the filter's own counters.
+  static Result<CountingBloomFilter> Deserialize(const FileHeader& header, ByteSource payload,
+                                                 const LoadOptions& options = {});
   // File format v1 (docs/FORMAT.md, "Payload: counting").
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
   // The bytes Serialize() returns without compression, handed to `sink` piece by piece

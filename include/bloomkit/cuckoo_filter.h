@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "bloomkit/byte_sink.h"
+#include "bloomkit/byte_source.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
@@ -57,6 +58,8 @@
 #include "bloomkit/word_array.h"
 
 namespace bloomkit {
+
+struct FileHeader;
 
 // Limits checked by Create and Deserialize.
 inline constexpr std::uint32_t kMaxCuckooKicks = 1U << 20;
@@ -118,6 +121,10 @@ class CuckooFilter {
 
   static Result<CuckooFilter> Create(const CuckooOptions& options);
   static Result<CuckooFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
+  // The payload of a file whose header a FilterReader checked (LoadFile does), read
+  // straight into the sub-filters' slots.
+  static Result<CuckooFilter> Deserialize(const FileHeader& header, ByteSource payload,
+                                          const LoadOptions& options = {});
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
   // The bytes Serialize() returns without compression, handed to `sink` piece by piece
   // (the arrays as views of the filter's own memory); false if the sink stopped early.

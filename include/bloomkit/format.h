@@ -18,10 +18,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
+#include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
+#include "bloomkit/byte_sink.h"
+#include "bloomkit/byte_source.h"
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
 
@@ -78,6 +83,15 @@ Result<std::vector<std::byte>> ReadFileBytes(const std::filesystem::path& path,
 // (their names carry its pid) are removed.
 Status WriteFileAtomically(const std::filesystem::path& path, std::span<const std::byte> bytes);
 
+// Saves, as WriteFileAtomically, the file that `serialize_to` (a filter's SerializeTo)
+// streams, without a buffer of the file's size: a raw file goes from the filter's
+// memory to the file piece by piece; a compressed one through a zstd stream (its
+// output in pieces of ZSTD_CStreamOutSize(), about 128 KiB, plus zstd's working memory
+// for the level), then the header and checksum, read back in kReadBufferBytes pieces.
+// The bytes are those of Serialize(options).
+Status SaveStreamed(const std::filesystem::path& path, const std::function<bool(ByteSink)>& serialize_to,
+                    const SaveOptions& options = {});
+
 // Reads one serialized filter from a stream: the header first, then exactly the bytes
 // it announces (checked against `max_memory_bytes` before allocating).
 Result<std::vector<std::byte>> ReadStreamBytes(std::istream& in,
@@ -85,20 +99,94 @@ Result<std::vector<std::byte>> ReadStreamBytes(std::istream& in,
 // Writes `bytes` to a stream; an error if the stream fails.
 Status WriteStreamBytes(std::ostream& out, std::span<const std::byte> bytes);
 
+// Bytes of the one buffer a streamed load reads through (FilterReader): the checksum
+// pass and a compressed payload's input. A raw payload is read straight into the
+// filter's memory.
+inline constexpr std::size_t kReadBufferBytes = std::size_t{1} << 20;
+
+// A serialized filter opened for a streamed load, as LoadFile and every kind's
+// Deserialize use it. Opening checks, in this order and before anything of the
+// filter's size is allocated: the header, the file's size against the header, the
+// checksum (one pass over the stored bytes through a kReadBufferBytes buffer), the
+// count, the kind, the payload against the memory limit, and that a zstd frame
+// declares the header's payload length. Read() then delivers the uncompressed payload
+// in order into the caller's memory (a filter's own arrays), decompressing as it goes.
+//   auto reader = bloomkit::FilterReader::OpenFile("seen.bf", std::nullopt);
+//   reader->header().kind;  // then e.g. reader->Load<bloomkit::BloomFilter>()
+// Loading costs the filter's size plus kReadBufferBytes (plus zstd's window for a
+// compressed payload read in several pieces: cuckoo and RedisBloom kinds).
+class FilterReader {
+ public:
+  // `expected_kind` empty: any kind (the caller dispatches on header().kind).
+  static Result<FilterReader> OpenFile(const std::filesystem::path& path, std::optional<FilterKind> expected_kind,
+                                       std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes);
+  // The same for a serialization in memory; `bytes` must outlive the reader.
+  static Result<FilterReader> OpenBytes(std::span<const std::byte> bytes, std::optional<FilterKind> expected_kind,
+                                        std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes);
+
+  FilterReader(FilterReader&&) noexcept;
+  FilterReader& operator=(FilterReader&&) noexcept;
+  FilterReader(const FilterReader&) = delete;
+  FilterReader& operator=(const FilterReader&) = delete;
+  ~FilterReader();
+
+  [[nodiscard]] const FileHeader& header() const noexcept;
+  [[nodiscard]] std::uint64_t file_bytes() const noexcept;
+  // The next out.size() bytes of the uncompressed payload.
+  Status Read(std::span<std::byte> out);
+  // The payload as a ByteSource, for a kind's Deserialize(header, source, options).
+  [[nodiscard]] ByteSource payload() noexcept { return ByteSource(*this); }
+  Status operator()(std::span<std::byte> out) { return Read(out); }
+  // Every payload byte was read (and a zstd frame ended exactly there).
+  Status Finish() const;
+
+  // Builds a `Filter` from the payload: its Deserialize(header, source, options), then Finish.
+  template <typename Filter>
+  Result<Filter> Load(const LoadOptions& options = {}) {
+    auto filter = Filter::Deserialize(header(), payload(), options);
+    if (!filter.ok()) return filter;
+    if (Status st = Finish(); !st.ok()) return std::move(st).error();
+    return filter;
+  }
+
+ private:
+  struct Impl;
+  explicit FilterReader(std::unique_ptr<Impl> impl) noexcept;
+  std::unique_ptr<Impl> impl_;
+};
+
+// True for a filter type that loads from a ByteSource (every kind's Deserialize).
+template <typename Filter>
+inline constexpr bool kStreamedLoad = requires(const FileHeader& h, ByteSource s, const LoadOptions& o) {
+  Filter::Deserialize(h, s, o);
+};
+
 // Save/Load for any filter type with Serialize and Deserialize:
 //   bloomkit::SaveFile(filter, "seen.bf");
 //   auto loaded = bloomkit::LoadFile<bloomkit::BloomFilter>("seen.bf");
 template <typename Filter>
 Status SaveFile(const Filter& filter, const std::filesystem::path& path, const SaveOptions& options = {}) {
-  const std::vector<std::byte> bytes = filter.Serialize(options);
-  return WriteFileAtomically(path, bytes);
+  if constexpr (requires(ByteSink sink) { filter.SerializeTo(sink); }) {
+    return SaveStreamed(
+        path, [&filter](ByteSink sink) { return filter.SerializeTo(sink); }, options);
+  } else {
+    const std::vector<std::byte> bytes = filter.Serialize(options);
+    return WriteFileAtomically(path, bytes);
+  }
 }
 
+// Loads with a peak of the filter's size plus kReadBufferBytes (FilterReader).
 template <typename Filter>
 Result<Filter> LoadFile(const std::filesystem::path& path, const LoadOptions& options = {}) {
-  auto bytes = ReadFileBytes(path, options.max_memory_bytes);
-  if (!bytes.ok()) return std::move(bytes).error();
-  return Filter::Deserialize(bytes.value(), options);
+  if constexpr (kStreamedLoad<Filter>) {
+    auto reader = FilterReader::OpenFile(path, Filter::kKind, options.max_memory_bytes);
+    if (!reader.ok()) return std::move(reader).error();
+    return reader->template Load<Filter>(options);
+  } else {
+    auto bytes = ReadFileBytes(path, options.max_memory_bytes);
+    if (!bytes.ok()) return std::move(bytes).error();
+    return Filter::Deserialize(bytes.value(), options);
+  }
 }
 
 template <typename Filter>

@@ -65,12 +65,15 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/byte_source.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
 #include "bloomkit/word_array.h"
 
 namespace bloomkit {
+
+struct FileHeader;
 
 namespace internal {
 class RedisBloomBuilder;
@@ -139,6 +142,10 @@ class RedisBloomScalableFilter {
                                                      const LoadOptions& options = {});
 
   static Result<RedisBloomScalableFilter> Deserialize(std::span<const std::byte> bytes,
+                                                      const LoadOptions& options = {});
+  // The payload of a file whose header a FilterReader checked (LoadFile does), read
+  // straight into the filter's arrays.
+  static Result<RedisBloomScalableFilter> Deserialize(const FileHeader& header, ByteSource payload,
                                                       const LoadOptions& options = {});
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
 
@@ -260,6 +267,10 @@ class RedisCuckooFilter {
   static Result<RedisCuckooFilter> FromParams(const RedisCuckooParams& params, const LoadOptions& options = {});
 
   static Result<RedisCuckooFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
+  // The payload of a file whose header a FilterReader checked (LoadFile does), read
+  // straight into the filter's arrays.
+  static Result<RedisCuckooFilter> Deserialize(const FileHeader& header, ByteSource payload,
+                                               const LoadOptions& options = {});
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
 
   // CF.ADD: one more copy. kFull when there is no room and expansion is 0, kTooLarge when

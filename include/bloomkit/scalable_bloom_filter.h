@@ -40,6 +40,7 @@
 
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/byte_sink.h"
+#include "bloomkit/byte_source.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
@@ -87,6 +88,10 @@ class ScalableBloomFilter {
 
   static Result<ScalableBloomFilter> Create(const ScalableOptions& options);
   static Result<ScalableBloomFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
+  // The payload of a file whose header a FilterReader checked (LoadFile does), read
+  // stage by stage straight into the stages' bit arrays.
+  static Result<ScalableBloomFilter> Deserialize(const FileHeader& header, ByteSource payload,
+                                                 const LoadOptions& options = {});
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
   // The bytes Serialize() returns without compression, handed to `sink` piece by piece
   // (the arrays as views of the filter's own memory); false if the sink stopped early.

@@ -113,6 +113,22 @@ Result<FilterVariant> DeserializeVariant(FilterKind kind, std::span<const std::b
   }
 }
 
+template <std::size_t I = 0>
+Result<FilterVariant> LoadVariant(FilterReader& reader, const LoadOptions& options) {
+  const FilterKind kind = reader.header().kind;
+  if constexpr (I == std::variant_size_v<FilterVariant>) {
+    return Error(ErrorCode::kUnsupported, fmt::format("holds a {} filter, which this build cannot read (kind {} is "
+                                                      "not available in this build)",
+                                                      FilterKindName(kind), FilterKindName(kind)));
+  } else {
+    using F = std::variant_alternative_t<I, FilterVariant>;
+    if (F::kKind != kind) return LoadVariant<I + 1>(reader, options);
+    auto parsed = reader.Load<F>(options);
+    if (!parsed.ok()) return std::move(parsed).error();
+    return FilterVariant(std::in_place_index<I>, std::move(parsed).value());
+  }
+}
+
 template <typename F>
 Result<bool> AddTo(F& filter, std::string_view key) {
   if constexpr (Removable<F>) {
@@ -225,6 +241,16 @@ Result<AnyFilter> AnyFilter::Deserialize(std::span<const std::byte> bytes, const
   return AnyFilter(std::move(parsed).value());
 }
 
+Result<AnyFilter> AnyFilter::Load(FilterReader& reader, const LoadOptions& options) {
+  auto parsed = LoadVariant(reader, options);
+  if (!parsed.ok()) return std::move(parsed).error();
+  return AnyFilter(std::move(parsed).value());
+}
+
+Status AnyFilter::Save(const std::filesystem::path& path, const SaveOptions& options) const {
+  return std::visit([&](const auto& f) { return SaveFile(f, path, options); }, filter_);
+}
+
 std::vector<std::byte> AnyFilter::Serialize(const SaveOptions& options) const {
   return std::visit([&](const auto& f) { return f.Serialize(options); }, filter_);
 }
@@ -313,6 +339,38 @@ Status AnyFilter::Merge(const AnyFilter& other) {
         }
       },
       filter_, other.filter_);
+}
+
+namespace {
+
+// A kind that merges a file's filter as it reads it (BloomFilter::MergeFrom).
+template <typename F>
+concept MergesFromFile = requires(F& f, FilterReader& reader) {
+  f.MergeFrom(reader);
+};
+
+}  // namespace
+
+bool AnyFilter::CanMergeFrom(FilterKind kind) const noexcept {
+  return std::visit(
+      [kind](const auto& f) {
+        using F = std::decay_t<decltype(f)>;
+        return F::kKind == kind && MergesFromFile<F>;
+      },
+      filter_);
+}
+
+Status AnyFilter::MergeFrom(FilterReader& reader) {
+  return std::visit(
+      [&reader](auto& f) -> Status {
+        if constexpr (MergesFromFile<std::decay_t<decltype(f)>>) {
+          return f.MergeFrom(reader);
+        } else {
+          return Error(ErrorCode::kUnsupported,
+                       fmt::format("{} filters cannot be merged from a file", FilterKindName(f.kKind)));
+        }
+      },
+      filter_);
 }
 
 FilterSummary AnyFilter::Summary() const {

@@ -81,7 +81,11 @@ class AnyFilter {
   // Parses the bytes as the kind their header names; that kind's Deserialize validates
   // them (lengths, checksum, payload) in one pass.
   static Result<AnyFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
+  // The kind the reader's header names, read from its payload (FilterReader::Load).
+  static Result<AnyFilter> Load(FilterReader& reader, const LoadOptions& options = {});
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+  // SaveFile of the kind: streamed from the filter's memory where the kind streams.
+  Status Save(const std::filesystem::path& path, const SaveOptions& options = {}) const;
 
   [[nodiscard]] FilterKind kind() const noexcept;
   [[nodiscard]] bool CanRemove() const noexcept;
@@ -103,6 +107,10 @@ class AnyFilter {
   Result<bool> Remove(std::string_view key);
   // Union with a filter of the same kind and parameters (kIncompatible otherwise).
   Status Merge(const AnyFilter& other);
+  // True if MergeFrom can read a file of `kind` into this filter (classic and blocked:
+  // the bits are OR-ed in as they are read, so the other filter is never in memory).
+  [[nodiscard]] bool CanMergeFrom(FilterKind kind) const noexcept;
+  Status MergeFrom(FilterReader& reader);
 
   [[nodiscard]] FilterSummary Summary() const;
 

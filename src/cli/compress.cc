@@ -28,16 +28,17 @@ int RunCompress(const CompressOptions& o, const GlobalOptions& global, bool comp
   CheckOverwrite(o.out, o.force || o.out == o.in);
   const FileLock lock = LockForUpdate(o.out, global, /*missing_ok=*/true);
   const LoadedFilter loaded = LoadFilter(o.in, global);
-  const std::vector<std::byte> bytes =
-      loaded.filter.Serialize(SaveOptions{.compress = compress, .compression_level = o.level});
-  Check(WriteFileAtomically(o.out, bytes), o.out, kExitData);
+  Check(loaded.filter.Save(o.out, SaveOptions{.compress = compress, .compression_level = o.level}), o.out, kExitData);
+  // The header of what was just written (the save streams, so its size is known here).
+  const FileHeader written = Take(ReadFileHeader(o.out), o.out, kExitData);
+  const std::uint64_t written_bytes = kHeaderBytes + written.stored_payload_bytes + kChecksumBytes;
   Output out;
   std::string note;
-  if (compress && bytes.size() >= loaded.file_bytes && (loaded.header.flags & kFlagZstdPayload) == 0) {
+  if (compress && written_bytes >= loaded.file_bytes && (loaded.header.flags & kFlagZstdPayload) == 0) {
     note = " (the payload does not shrink, so it is stored uncompressed)";
   }
   out.Append(fmt::format("{}: {} -> {} bytes{}\n", o.out, GroupThousands(loaded.file_bytes),
-                         GroupThousands(bytes.size()), note));
+                         GroupThousands(written_bytes), note));
   return kExitOk;
 }
 

@@ -38,15 +38,14 @@ std::uint64_t GlobalOptions::MaxMemoryBytes() const {
 LoadedFilter LoadFilter(const std::string& path, const GlobalOptions& global) {
   const std::uint64_t limit = global.MaxMemoryBytes();
   // Everything wrong with an existing file is a data error, including "too large".
-  auto bytes = Take(ReadFileBytes(path, limit), path, kExitData);
-  // One decode: the header here, checksum and decompression once in Deserialize.
-  auto header = Take(PeekHeader(bytes), path, kExitData);
-  auto filter = AnyFilter::Deserialize(bytes, LoadOptions{.max_memory_bytes = limit});
+  // Streamed: the checks first, then the payload straight into the filter's memory.
+  auto reader = Take(FilterReader::OpenFile(path, std::nullopt, limit), path, kExitData);
+  auto filter = AnyFilter::Load(reader, LoadOptions{.max_memory_bytes = limit});
   if (!filter.ok()) {
     const ErrorCode code = filter.error().code();
     Check(Status(std::move(filter).error()), path, code == ErrorCode::kUnsupported ? kExitUsage : kExitData);
   }
-  return LoadedFilter{std::move(filter).value(), header, bytes.size()};
+  return LoadedFilter{std::move(filter).value(), reader.header(), reader.file_bytes()};
 }
 
 std::size_t ReadFilter::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const {
@@ -85,8 +84,7 @@ FileLock LockForUpdate(const std::string& path, const GlobalOptions& global, boo
 }
 
 void SaveFilter(const std::string& path, const AnyFilter& filter, bool compress) {
-  const std::vector<std::byte> bytes = filter.Serialize(SaveOptions{.compress = compress});
-  Check(WriteFileAtomically(path, bytes), path, kExitData);
+  Check(filter.Save(path, SaveOptions{.compress = compress}), path, kExitData);
 }
 
 bool PathExists(const std::string& path) {

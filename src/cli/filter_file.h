@@ -22,7 +22,7 @@ struct LoadedFilter {
   std::uint64_t file_bytes = 0;
 };
 
-// ReadFileBytes + InspectBytes + the kind's Deserialize. Throws CliError
+// FilterReader::OpenFile + the kind's streamed Deserialize. Throws CliError
 // "FILE: message" (exit 3 for data and I/O errors).
 LoadedFilter LoadFilter(const std::string& path, const GlobalOptions& global);
 

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "bloomkit/sizing.h"
 #include "internal/blocked_kernels.h"
@@ -213,6 +214,44 @@ Status BlockedBloomFilter::Merge(const BlockedBloomFilter& other) {
   return Combine(other, "merge", internal::WordOp::kOr);
 }
 
+Status BlockedBloomFilter::MergeFrom(FilterReader& reader) {
+  using internal::MakeError;
+  const FileHeader& h = reader.header();
+  if (h.kind != kKind) {
+    return MakeError(ErrorCode::kWrongKind, "holds a ", FilterKindName(h.kind), " filter, not a ",
+                     FilterKindName(kKind), " one");
+  }
+  // The same layout and shape as this filter's (so valid ones), then the rest a load checks.
+  if (h.params[2] != static_cast<std::uint64_t>(layout_)) {
+    return MakeError(ErrorCode::kIncompatible, "cannot merge blocked filters of ", block_bits(), "-bit and ",
+                     h.params[2] == 1 ? 256 : 512, "-bit blocks");
+  }
+  if (h.hash_id != hash_id_) {
+    const bool layout_hash =
+        lanes() ? (h.hash_id == kHashIdShort64 || h.hash_id == kHashIdXxh3x64) : h.hash_id == kHashIdXxh3DoubleHashing;
+    if (layout_hash) {
+      return MakeError(ErrorCode::kIncompatible, "cannot merge blocked filters of hash ids ", hash_id_, " and ",
+                       h.hash_id, ": their keys set different bits");
+    }
+    return MakeError(ErrorCode::kUnknownHash, "hash id ", h.hash_id, " does not match block layout ", h.params[2],
+                     " (which uses hash id ", lanes() ? "4 or 3" : "1", ")");
+  }
+  std::uint64_t their_bits = 0;
+  if (!internal::CheckedMul(h.params[0], block_bits(), &their_bits)) their_bits = 0;
+  auto st = internal::CombineWords("merge", "blocked filters", {num_bits(), num_hashes_},
+                                   {their_bits, static_cast<std::uint32_t>(std::min<std::uint64_t>(
+                                                    h.params[1], std::numeric_limits<std::uint32_t>::max()))},
+                                   {}, {}, internal::WordOp::kOr);
+  if (!st.ok()) return st;
+  if (h.capacity == 0) return MakeError(ErrorCode::kParameterMismatch, "capacity is 0");
+  for (std::size_t i = 3; i < kNumHeaderParams; ++i) {
+    if (h.params[i] != 0) return MakeError(ErrorCode::kReservedNonZero, "unused parameter ", i, " is not zero");
+  }
+  st = internal::OrWordsFrom(reader, words_.span(), num_bits());
+  count_ = EstimatedCount();  // also after an error: the bits OR-ed so far are in
+  return st;
+}
+
 Status BlockedBloomFilter::Intersect(const BlockedBloomFilter& other) {
   return Combine(other, "intersect", internal::WordOp::kAnd);
 }
@@ -313,15 +352,35 @@ std::vector<std::byte> BlockedBloomFilter::Serialize(const SaveOptions& options)
       header, [&](std::span<std::byte> out) { internal::StoreWordsLE(out.data(), words_.span()); }, options);
 }
 
-Result<BlockedBloomFilter> BlockedBloomFilter::Deserialize(std::span<const std::byte> bytes,
-                                                           const LoadOptions& options) {
-  auto file = internal::DecodeFile(bytes, kKind, options.max_memory_bytes);
-  if (!file.ok()) return std::move(file).error();
-  return FromPayload(file->header, file->payload, /*borrow=*/false);
+bool BlockedBloomFilter::SerializeTo(ByteSink sink) const noexcept {
+  FileHeader header;
+  header.kind = kKind;
+  header.hash_id = hash_id_;
+  header.params[2] = static_cast<std::uint64_t>(layout_);
+  header.capacity = capacity_;
+  header.count = count_;
+  header.fp_rate = fp_rate_;
+  header.payload_bytes = words_.bytes();
+  header.params[0] = num_blocks_;
+  header.params[1] = num_hashes_;
+  internal::FileStream out(sink);
+  return out.Begin(header) && out.PutWords(words_.span()) && out.Finish();
 }
 
-Result<BlockedBloomFilter> BlockedBloomFilter::FromPayload(const FileHeader& h, std::span<const std::byte> payload,
-                                                           bool borrow) {
+Result<BlockedBloomFilter> BlockedBloomFilter::Deserialize(std::span<const std::byte> bytes,
+                                                           const LoadOptions& options) {
+  auto reader = FilterReader::OpenBytes(bytes, kKind, options.max_memory_bytes);
+  if (!reader.ok()) return std::move(reader).error();
+  return reader->Load<BlockedBloomFilter>(options);
+}
+
+Result<BlockedBloomFilter> BlockedBloomFilter::Deserialize(const FileHeader& header, ByteSource payload,
+                                                           const LoadOptions& /*options*/) {
+  return FromPayload(header, {}, &payload);
+}
+
+Result<BlockedBloomFilter> BlockedBloomFilter::FromPayload(const FileHeader& h, std::span<const std::byte> mapped,
+                                                           const ByteSource* source) {
   using internal::MakeError;
   const std::uint64_t num_blocks = h.params[0];
   const std::uint64_t num_hashes = h.params[1];
@@ -354,12 +413,12 @@ Result<BlockedBloomFilter> BlockedBloomFilter::FromPayload(const FileHeader& h, 
                      num_blocks, " blocks of ", block_bytes, " bytes");
   }
   WordArray words;
-  if (borrow) {
-    words = WordArray::Borrow(reinterpret_cast<const std::uint64_t*>(payload.data()), expected / 8);
+  if (source == nullptr) {
+    words = WordArray::Borrow(reinterpret_cast<const std::uint64_t*>(mapped.data()), expected / 8);
   } else {
     words = WordArray::Allocate(expected / 8);
     if (!words.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", expected, " bytes");
-    internal::LoadWordsLE(words.span(), payload.data());
+    if (Status st = internal::ReadWordsLE(*source, words.span()); !st.ok()) return std::move(st).error();
   }
   BlockedBloomFilter filter(layout, h.hash_id, num_blocks, static_cast<std::uint32_t>(num_hashes), h.capacity,
                             h.fp_rate, std::move(words));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 
 #include "bloomkit/sizing.h"
 #include "internal/codec.h"
@@ -294,6 +295,29 @@ Status BloomFilter::Merge(const BloomFilter& other) {
   return Combine(other, "merge", internal::WordOp::kOr);
 }
 
+Status BloomFilter::MergeFrom(FilterReader& reader) {
+  const FileHeader& h = reader.header();
+  if (h.kind != kKind) {
+    return internal::MakeError(ErrorCode::kWrongKind, "holds a ", FilterKindName(h.kind), " filter, not a ",
+                               FilterKindName(kKind), " one");
+  }
+  // The same shape as this filter's (so a valid one), then the rest a load checks.
+  auto st = internal::CombineWords("merge", "filters", {num_bits_, num_hashes()},
+                                   {h.params[0], static_cast<std::uint32_t>(std::min<std::uint64_t>(
+                                                     h.params[1], std::numeric_limits<std::uint32_t>::max()))},
+                                   {}, {}, internal::WordOp::kOr);
+  if (!st.ok()) return st;
+  if (h.capacity == 0) return internal::MakeError(ErrorCode::kParameterMismatch, "capacity is 0");
+  for (std::size_t i = 2; i < kNumHeaderParams; ++i) {
+    if (h.params[i] != 0) {
+      return internal::MakeError(ErrorCode::kReservedNonZero, "unused parameter ", i, " is not zero");
+    }
+  }
+  st = internal::OrWordsFrom(reader, words_.span(), num_bits_);
+  count_ = EstimatedCount();  // also after an error: the bits OR-ed so far are in
+  return st;
+}
+
 Status BloomFilter::Intersect(const BloomFilter& other) {
   return Combine(other, "intersect", internal::WordOp::kAnd);
 }
@@ -346,12 +370,18 @@ bool BloomFilter::SerializeTo(ByteSink sink) const noexcept {
 }
 
 Result<BloomFilter> BloomFilter::Deserialize(std::span<const std::byte> bytes, const LoadOptions& options) {
-  auto file = internal::DecodeFile(bytes, kKind, options.max_memory_bytes);
-  if (!file.ok()) return std::move(file).error();
-  return FromPayload(file->header, file->payload, /*borrow=*/false);
+  auto reader = FilterReader::OpenBytes(bytes, kKind, options.max_memory_bytes);
+  if (!reader.ok()) return std::move(reader).error();
+  return reader->Load<BloomFilter>(options);
 }
 
-Result<BloomFilter> BloomFilter::FromPayload(const FileHeader& h, std::span<const std::byte> payload, bool borrow) {
+Result<BloomFilter> BloomFilter::Deserialize(const FileHeader& header, ByteSource payload,
+                                             const LoadOptions& /*options*/) {
+  return FromPayload(header, {}, &payload);
+}
+
+Result<BloomFilter> BloomFilter::FromPayload(const FileHeader& h, std::span<const std::byte> mapped,
+                                             const ByteSource* source) {
   using internal::MakeError;
   const std::uint64_t num_bits = h.params[0];
   const std::uint64_t num_hashes = h.params[1];
@@ -370,12 +400,12 @@ Result<BloomFilter> BloomFilter::FromPayload(const FileHeader& h, std::span<cons
                      " bits (", WordsFor(num_bits) * 8, " bytes)");
   }
   WordArray words;
-  if (borrow) {
-    words = WordArray::Borrow(reinterpret_cast<const std::uint64_t*>(payload.data()), WordsFor(num_bits));
+  if (source == nullptr) {
+    words = WordArray::Borrow(reinterpret_cast<const std::uint64_t*>(mapped.data()), WordsFor(num_bits));
   } else {
     words = WordArray::Allocate(WordsFor(num_bits));
     if (!words.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", h.payload_bytes, " bytes");
-    internal::LoadWordsLE(words.span(), payload.data());
+    if (Status st = internal::ReadWordsLE(*source, words.span()); !st.ok()) return std::move(st).error();
   }
   if (num_bits % 64 != 0 && (words.span().back() >> (num_bits % 64)) != 0) {
     return MakeError(ErrorCode::kParameterMismatch, "bits past num_bits are set");

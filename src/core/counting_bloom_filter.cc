@@ -290,10 +290,14 @@ bool CountingBloomFilter::SerializeTo(ByteSink sink) const noexcept {
 
 Result<CountingBloomFilter> CountingBloomFilter::Deserialize(std::span<const std::byte> bytes,
                                                              const LoadOptions& options) {
+  auto reader = FilterReader::OpenBytes(bytes, kKind, options.max_memory_bytes);
+  if (!reader.ok()) return std::move(reader).error();
+  return reader->Load<CountingBloomFilter>(options);
+}
+
+Result<CountingBloomFilter> CountingBloomFilter::Deserialize(const FileHeader& h, ByteSource payload,
+                                                             const LoadOptions& /*options*/) {
   using internal::MakeError;
-  auto file = internal::DecodeFile(bytes, kKind, options.max_memory_bytes);
-  if (!file.ok()) return std::move(file).error();
-  const FileHeader& h = file->header;
   const std::uint64_t num_counters = h.params[0];
   const std::uint64_t num_hashes = h.params[1];
   const std::uint64_t counter_bits = h.params[2];
@@ -320,7 +324,7 @@ Result<CountingBloomFilter> CountingBloomFilter::Deserialize(std::span<const std
   }
   WordArray counters = WordArray::Allocate(num_words);
   if (!counters.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", h.payload_bytes, " bytes");
-  internal::LoadWordsLE(counters.span(), file->payload.data());
+  if (Status st = internal::ReadWordsLE(payload, counters.span()); !st.ok()) return std::move(st).error();
   const std::uint64_t per_word = 64 / bits;
   if (num_counters % per_word != 0 && (counters.span().back() >> ((num_counters % per_word) * bits)) != 0) {
     return MakeError(ErrorCode::kParameterMismatch, "counters past num_counters are not zero");

@@ -694,9 +694,12 @@ bool CuckooFilter::SerializeTo(ByteSink sink) const noexcept {
 }
 
 Result<CuckooFilter> CuckooFilter::Deserialize(std::span<const std::byte> bytes, const LoadOptions& options) {
-  auto file = internal::DecodeFile(bytes, kKind, options.max_memory_bytes);
-  if (!file.ok()) return std::move(file).error();
-  const FileHeader& h = file->header;
+  auto reader = FilterReader::OpenBytes(bytes, kKind, options.max_memory_bytes);
+  if (!reader.ok()) return std::move(reader).error();
+  return reader->Load<CuckooFilter>(options);
+}
+
+Result<CuckooFilter> CuckooFilter::Deserialize(const FileHeader& h, ByteSource payload, const LoadOptions& options) {
   const std::uint64_t b = h.params[0];
   const std::uint64_t f = h.params[1];
   const std::uint64_t num_filters = h.params[4] & 0xffffffffU;
@@ -734,15 +737,20 @@ Result<CuckooFilter> CuckooFilter::Deserialize(std::span<const std::byte> bytes,
                      .max_memory_bytes = options.max_memory_bytes};
   filter.num_deletes_ = h.params[5];
 
-  // Walk the table headers first: every length is known before anything is allocated.
-  const std::span<const std::byte> payload = file->payload;
+  // Each sub-filter's header is checked before its slots are allocated; the slots are
+  // then read straight into the table. The payload's length (checked against the
+  // memory limit) bounds the sum of what is allocated.
+  const std::uint64_t payload_bytes = h.payload_bytes;
   std::uint64_t offset = 0;
   std::uint64_t prev_buckets = 0;
+  std::uint64_t stored = 0;
   for (std::uint64_t i = 0; i < num_filters; ++i) {
-    if (payload.size() - offset < kTableHeaderBytes) {
+    if (payload_bytes - offset < kTableHeaderBytes) {
       return MakeError(ErrorCode::kParameterMismatch, "payload ends inside the header of sub-filter ", i);
     }
-    const std::byte* p = payload.data() + offset;
+    std::array<std::byte, kTableHeaderBytes> table_header{};
+    if (Status st = payload(table_header); !st.ok()) return std::move(st).error();
+    const std::byte* p = table_header.data();
     const auto num_buckets = internal::LoadLE<std::uint64_t>(p);
     std::uint64_t want = 0;
     if (num_buckets == 0 ||
@@ -752,26 +760,13 @@ Result<CuckooFilter> CuckooFilter::Deserialize(std::span<const std::byte> bytes,
     }
     std::uint64_t slot_bytes = 0;
     if (!SlotBytes(num_buckets, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(f), &slot_bytes) ||
-        AlignUp64(slot_bytes) > payload.size() - offset - kTableHeaderBytes) {
+        AlignUp64(slot_bytes) > payload_bytes - offset - kTableHeaderBytes) {
       return MakeError(ErrorCode::kParameterMismatch, "sub-filter ", i, " of ", num_buckets,
-                       " buckets does not fit in the ", payload.size(), "-byte payload");
+                       " buckets does not fit in the ", payload_bytes, "-byte payload");
     }
     for (std::size_t j = 24; j < kTableHeaderBytes; ++j) {
       if (p[j] != std::byte{0}) return MakeError(ErrorCode::kReservedNonZero, "sub-filter ", i, " reserved bytes");
     }
-    offset += kTableHeaderBytes + AlignUp64(slot_bytes);
-    prev_buckets = num_buckets;
-  }
-  if (offset != payload.size()) {
-    return MakeError(ErrorCode::kParameterMismatch, "payload of ", payload.size(), " bytes does not match its ",
-                     num_filters, " sub-filters (", offset, " bytes)");
-  }
-
-  offset = 0;
-  std::uint64_t stored = 0;
-  for (std::uint64_t i = 0; i < num_filters; ++i) {
-    const std::byte* p = payload.data() + offset;
-    const auto num_buckets = internal::LoadLE<std::uint64_t>(p);
     const auto victim_bucket = internal::LoadLE<std::uint64_t>(p + 8);
     const auto victim_fp = internal::LoadLE<std::uint64_t>(p + 16);
     if (victim_fp >= (std::uint64_t{1} << f) || victim_bucket >= num_buckets ||
@@ -779,18 +774,21 @@ Result<CuckooFilter> CuckooFilter::Deserialize(std::span<const std::byte> bytes,
       return MakeError(ErrorCode::kParameterMismatch, "sub-filter ", i, " has a victim fingerprint ", victim_fp,
                        " in bucket ", victim_bucket, " of ", num_buckets);
     }
-    std::uint64_t slot_bytes = 0;
-    (void)SlotBytes(num_buckets, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(f), &slot_bytes);
-    const std::byte* slots_in = p + kTableHeaderBytes;
-    for (std::uint64_t j = slot_bytes; j < AlignUp64(slot_bytes); ++j) {
-      if (slots_in[j] != std::byte{0}) {
-        return MakeError(ErrorCode::kReservedNonZero, "padding after sub-filter ", i, " is not zero");
-      }
-    }
     auto table = AllocateTable(num_buckets, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(f),
                                options.max_memory_bytes);
     if (!table.ok()) return std::move(table).error();
-    if (slot_bytes != 0) std::memcpy(table->slots.data(), slots_in, static_cast<std::size_t>(slot_bytes));
+    auto* slots_out = reinterpret_cast<std::byte*>(table->slots.data());
+    if (Status st = payload(std::span(slots_out, static_cast<std::size_t>(slot_bytes))); !st.ok()) {
+      return std::move(st).error();
+    }
+    std::array<std::byte, 64> padding{};
+    const auto padding_bytes = static_cast<std::size_t>(AlignUp64(slot_bytes) - slot_bytes);
+    if (Status st = payload(std::span(padding.data(), padding_bytes)); !st.ok()) return std::move(st).error();
+    for (std::size_t j = 0; j < padding_bytes; ++j) {
+      if (padding[j] != std::byte{0}) {
+        return MakeError(ErrorCode::kReservedNonZero, "padding after sub-filter ", i, " is not zero");
+      }
+    }
     table->victim_bucket = victim_bucket;
     table->victim_fingerprint = static_cast<std::uint32_t>(victim_fp);
     if (i > 0) {
@@ -801,6 +799,11 @@ Result<CuckooFilter> CuckooFilter::Deserialize(std::span<const std::byte> bytes,
     stored += victim_fp != 0 ? 1U : 0U;
     filter.filters_.push_back(std::move(table).value());
     offset += kTableHeaderBytes + AlignUp64(slot_bytes);
+    prev_buckets = num_buckets;
+  }
+  if (offset != payload_bytes) {
+    return MakeError(ErrorCode::kParameterMismatch, "payload of ", payload_bytes, " bytes does not match its ",
+                     num_filters, " sub-filters (", offset, " bytes)");
   }
   if (stored != h.count) {
     return MakeError(ErrorCode::kParameterMismatch, "header count ", h.count, " differs from the ", stored,

@@ -9,18 +9,25 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <istream>
 #include <limits>
 #include <ostream>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "internal/codec.h"
+#include "internal/endian.h"
+#include "internal/hash_inline.h"
 #include "internal/message.h"
 
 namespace bloomkit {
@@ -113,7 +120,9 @@ Result<FileHeader> ReadFileHeader(const std::filesystem::path& path) {
   return ReadHeaderOf(file.fd, static_cast<std::uint64_t>(file.st.st_size), head.data());
 }
 
-Result<std::vector<std::byte>> ReadFileBytes(const std::filesystem::path& path, std::uint64_t max_memory_bytes) {
+namespace internal {
+
+Result<ReadableFile> OpenForReading(const std::filesystem::path& path, std::uint64_t max_memory_bytes) {
   OpenedFile file;
   if (Status st = OpenRegular(path, &file); !st.ok()) return std::move(st).error();
   const auto file_bytes = static_cast<std::uint64_t>(file.st.st_size);
@@ -131,11 +140,19 @@ Result<std::vector<std::byte>> ReadFileBytes(const std::filesystem::path& path, 
     return MakeError(ErrorCode::kTooLarge, "filter needs ", header->payload_bytes, " bytes, over the memory limit of ",
                      max_memory_bytes);
   }
-  std::vector<std::byte> bytes(static_cast<std::size_t>(file_bytes));
-  std::memcpy(bytes.data(), head.data(), kHeaderBytes);
-  if (Status st = ReadExactly(file.fd, bytes.data() + kHeaderBytes, bytes.size() - kHeaderBytes); !st.ok()) {
-    return std::move(st).error();
-  }
+  return ReadableFile{std::exchange(file.fd, -1), file_bytes, header.value()};
+}
+
+}  // namespace internal
+
+Result<std::vector<std::byte>> ReadFileBytes(const std::filesystem::path& path, std::uint64_t max_memory_bytes) {
+  auto file = internal::OpenForReading(path, max_memory_bytes);
+  if (!file.ok()) return std::move(file).error();
+  OpenedFile owner;
+  owner.fd = file->fd;
+  std::vector<std::byte> bytes(static_cast<std::size_t>(file->file_bytes));
+  if (::lseek(owner.fd, 0, SEEK_SET) != 0) return MakeError(ErrorCode::kIoError, "cannot seek: ", ErrnoText());
+  if (Status st = ReadExactly(owner.fd, bytes.data(), bytes.size()); !st.ok()) return std::move(st).error();
   return bytes;
 }
 
@@ -252,7 +269,8 @@ void RemoveStaleTemporaries(const std::filesystem::path& dir, std::string_view p
   }
 }
 
-// Creates `<dir>/<prefix><pid>.XXXXXX` exclusively. The mode 0666 is reduced by the
+// Creates `<dir>/<prefix><pid>.XXXXXX` exclusively, for reading and writing (a compressed
+// save reads its output back for the checksum). The mode 0666 is reduced by the
 // process umask as for any new file (mkstemp would force 0600).
 int CreateTemporary(const std::filesystem::path& dir, const std::string& prefix, std::string* name_out) {
   static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -266,7 +284,7 @@ int CreateTemporary(const std::filesystem::path& dir, const std::string& prefix,
       name.push_back(kLetters[(state >> 33) % (sizeof(kLetters) - 1)]);
     }
     *name_out = (dir / name).string();
-    const int fd = ::open(name_out->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+    const int fd = ::open(name_out->c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   errno = EEXIST;
@@ -275,7 +293,124 @@ int CreateTemporary(const std::filesystem::path& dir, const std::string& prefix,
 
 }  // namespace
 
-Status WriteFileAtomically(const std::filesystem::path& path, std::span<const std::byte> bytes) {
+namespace {
+
+// Writes all of `bytes` at the descriptor's position.
+Status WriteAll(int fd, std::span<const std::byte> bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t put = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return MakeError(ErrorCode::kIoError, "write failed: ", ErrnoText());
+    done += static_cast<std::size_t>(put);
+  }
+  return {};
+}
+
+// Writes what `serialize_to` streams (a raw file) to `fd`, piece by piece.
+Status WriteRaw(int fd, const std::function<bool(ByteSink)>& serialize_to) {
+  Status status;
+  auto put = [&](std::span<const std::byte> piece) noexcept {
+    status = WriteAll(fd, piece);
+    return status.ok();
+  };
+  if (!serialize_to(ByteSink(put)) && status.ok()) {
+    return MakeError(ErrorCode::kIoError, "the filter did not serialize");
+  }
+  return status;
+}
+
+// The compressed file of the raw one `serialize_to` streams: a placeholder header,
+// the payload through a zstd stream in pieces of ZSTD_CStreamOutSize(), then the final
+// header and the checksum of header + stored payload, read back in kReadBufferBytes
+// pieces. `*shrank` is false (and the file must be rewritten raw) when the payload
+// does not get smaller, as EncodeFile decides.
+Status WriteCompressed(int fd, const std::function<bool(ByteSink)>& serialize_to, int level, bool* shrank) {
+  *shrank = false;
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  if (cctx == nullptr) return MakeError(ErrorCode::kTooLarge, "out of memory for a zstd context");
+  struct Free {
+    ZSTD_CCtx* c;
+    ~Free() { ZSTD_freeCCtx(c); }
+  } free_cctx{cctx};
+  std::vector<std::byte> out(ZSTD_CStreamOutSize());
+  std::array<std::byte, kHeaderBytes> head{};
+  std::size_t head_have = 0;
+  FileHeader header;
+  std::uint64_t payload_left = 0;
+  std::uint64_t stored = 0;
+  Status status;
+  auto drain = [&](ZSTD_inBuffer* in, ZSTD_EndDirective mode) {
+    while (true) {
+      ZSTD_outBuffer dst{out.data(), out.size(), 0};
+      const std::size_t left = ZSTD_compressStream2(cctx, &dst, in, mode);
+      if (ZSTD_isError(left) != 0) return false;  // stored raw, as EncodeFile does
+      status = WriteAll(fd, std::span(out.data(), dst.pos));
+      if (!status.ok()) return false;
+      stored += dst.pos;
+      const bool done = mode == ZSTD_e_end ? left == 0 : in->pos == in->size;
+      if (done) return true;
+    }
+  };
+  auto put = [&](std::span<const std::byte> piece) noexcept {
+    if (head_have < head.size()) {  // the raw header: the first piece
+      const std::size_t n = std::min(piece.size(), head.size() - head_have);
+      std::memcpy(head.data() + head_have, piece.data(), n);
+      head_have += n;
+      piece = piece.subspan(n);
+      if (head_have < head.size()) return true;
+      auto decoded = internal::DecodeHeader(head);
+      if (!decoded.ok()) return false;
+      header = decoded.value();
+      payload_left = header.payload_bytes;
+      if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)) != 0 ||
+          ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(cctx, payload_left)) != 0) {
+        return false;
+      }
+      const std::array<std::byte, kHeaderBytes> placeholder{};
+      status = WriteAll(fd, placeholder);
+      if (!status.ok()) return false;
+    }
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(piece.size(), payload_left));
+    if (n == 0) return true;  // the raw checksum: not part of the compressed file
+    ZSTD_inBuffer in{piece.data(), n, 0};
+    payload_left -= n;
+    return drain(&in, ZSTD_e_continue);
+  };
+  if (!serialize_to(ByteSink(put)) || !status.ok()) return status;
+  ZSTD_inBuffer none{nullptr, 0, 0};
+  if (!drain(&none, ZSTD_e_end)) return status;
+  if (stored >= header.payload_bytes) return {};  // incompressible: stored raw
+  header.flags |= kFlagZstdPayload;
+  header.stored_payload_bytes = stored;
+  internal::EncodeHeader(header, head.data());
+  if (::pwrite(fd, head.data(), head.size(), 0) != static_cast<ssize_t>(head.size())) {
+    return MakeError(ErrorCode::kIoError, "write failed: ", ErrnoText());
+  }
+  XXH3_state_t state;
+  (void)XXH3_64bits_reset(&state);
+  std::vector<std::byte> buffer(
+      static_cast<std::size_t>(std::min<std::uint64_t>(kReadBufferBytes, kHeaderBytes + stored)));
+  for (std::uint64_t offset = 0; offset < kHeaderBytes + stored;) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), kHeaderBytes + stored - offset));
+    const ssize_t got = ::pread(fd, buffer.data(), n, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return MakeError(ErrorCode::kIoError, "read back failed: ", got < 0 ? ErrnoText() : "short file");
+    (void)XXH3_64bits_update(&state, buffer.data(), static_cast<std::size_t>(got));
+    offset += static_cast<std::uint64_t>(got);
+  }
+  std::array<std::byte, kChecksumBytes> sum{};
+  internal::StoreLE<std::uint64_t>(sum.data(), XXH3_64bits_digest(&state));
+  if (Status st = WriteAll(fd, sum); !st.ok()) return st;
+  *shrank = true;
+  return {};
+}
+
+}  // namespace
+
+// The atomic replace of WriteFileAtomically, with the bytes written by `write` into the
+// temporary's descriptor (positioned at 0); it returns errno's text on failure.
+Status WriteAtomically(const std::filesystem::path& path, const std::function<Status(int fd)>& write) {
   // Through a symlink, the file to replace is the link's target: the temporary goes
   // beside it (same file system, so the rename is atomic) and the link stays a link.
   auto resolved = ResolveSymlinks(path);
@@ -311,12 +446,10 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::span<const st
     ::unlink(tmp.c_str());
     return MakeError(ErrorCode::kIoError, what, ": ", why);
   };
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t put = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) return fail("write failed");
-    done += static_cast<std::size_t>(put);
+  if (Status written = write(fd); !written.ok()) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return written;
   }
   if (exists) {
     // Keep the replaced file's owner, group and mode. Owner first: chown clears the
@@ -344,6 +477,26 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::span<const st
   }
   RemoveStaleTemporaries(dir, prefix);
   return {};
+}
+
+Status WriteFileAtomically(const std::filesystem::path& path, std::span<const std::byte> bytes) {
+  return WriteAtomically(path, [bytes](int fd) { return WriteAll(fd, bytes); });
+}
+
+Status SaveStreamed(const std::filesystem::path& path, const std::function<bool(ByteSink)>& serialize_to,
+                    const SaveOptions& options) {
+  return WriteAtomically(path, [&](int fd) -> Status {
+    if (options.compress) {
+      bool shrank = false;
+      if (Status st = WriteCompressed(fd, serialize_to, options.compression_level, &shrank); !st.ok()) return st;
+      if (shrank) return {};
+      // Incompressible: the raw file instead, which loads faster and can be mapped.
+      if (::ftruncate(fd, 0) != 0 || ::lseek(fd, 0, SEEK_SET) != 0) {
+        return MakeError(ErrorCode::kIoError, "truncate failed: ", ErrnoText());
+      }
+    }
+    return WriteRaw(fd, serialize_to);
+  });
 }
 
 // ---------------------------------------------------------------------------------

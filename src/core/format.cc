@@ -84,6 +84,10 @@ void WriteHeader(const FileHeader& h, std::byte* out) {
 
 }  // namespace
 
+void EncodeHeader(const FileHeader& header, std::byte* out) noexcept {
+  WriteHeader(header, out);
+}
+
 Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
   const std::size_t magic_checked = std::min(bytes.size(), kFileMagic.size());
   for (std::size_t i = 0; i < magic_checked; ++i) {

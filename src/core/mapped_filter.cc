@@ -169,7 +169,7 @@ Result<std::size_t> ReadUpTo(int fd, std::byte* out, std::size_t bytes) {
 // The header of a file of `file_bytes` whose first bytes are `head`, checked against
 // the file's size (the messages of file_io.cc's header-first reads).
 Result<FileHeader> HeaderForSize(std::span<const std::byte> head, std::uint64_t file_bytes) {
-  auto header = internal::DecodeHeader(head);
+  auto header = PeekHeader(head);
   if (!header.ok()) return header;
   const std::uint64_t total = kHeaderBytes + header->stored_payload_bytes + kChecksumBytes;
   if (file_bytes < total) {
@@ -318,11 +318,11 @@ Result<MappedFilter> MappedFilter::Open(const std::filesystem::path& path, const
   }
   const std::span<const std::byte> payload(data + kHeaderBytes, static_cast<std::size_t>(h.payload_bytes));
   if (h.kind == FilterKind::kClassic) {
-    auto filter = BloomFilter::FromPayload(h, payload, /*borrow=*/true);
+    auto filter = BloomFilter::FromPayload(h, payload, /*source=*/nullptr);
     if (!filter.ok()) return std::move(filter).error();
     view.state_->filter.emplace(std::in_place_type<BloomFilter>, std::move(filter).value());
   } else {
-    auto filter = BlockedBloomFilter::FromPayload(h, payload, /*borrow=*/true);
+    auto filter = BlockedBloomFilter::FromPayload(h, payload, /*source=*/nullptr);
     if (!filter.ok()) return std::move(filter).error();
     view.state_->filter.emplace(std::in_place_type<BlockedBloomFilter>, std::move(filter).value());
   }

@@ -904,22 +904,26 @@ std::vector<std::byte> EncodeKind(const Filter& filter, FileHeader header, const
       options);
 }
 
-// Copies the arrays after the header chunk into `spans` and checks the padding.
-Status FillArrays(std::span<const std::byte> payload, std::size_t offset,
+// Reads the arrays after the header chunk (`offset` bytes) of a payload of
+// `payload_bytes` straight into `spans`, and checks the padding.
+Status FillArrays(const ByteSource& payload, std::uint64_t payload_bytes, std::uint64_t offset,
                   const std::vector<std::span<std::byte>>& spans) {
   for (const std::span<std::byte> s : spans) {
-    if (s.size() > payload.size() - offset) {
-      return MakeError(ErrorCode::kParameterMismatch, "payload of ", payload.size(), " bytes ends inside the arrays");
+    if (s.size() > payload_bytes - offset) {
+      return MakeError(ErrorCode::kParameterMismatch, "payload of ", payload_bytes, " bytes ends inside the arrays");
     }
-    if (!s.empty()) std::memcpy(s.data(), payload.data() + offset, s.size());
+    if (Status st = payload(s); !st.ok()) return st;
     offset += s.size();
   }
-  if (payload.size() - offset != Pad8(offset)) {
-    return MakeError(ErrorCode::kParameterMismatch, "payload of ", payload.size(), " bytes does not match its arrays (",
+  if (payload_bytes - offset != Pad8(offset)) {
+    return MakeError(ErrorCode::kParameterMismatch, "payload of ", payload_bytes, " bytes does not match its arrays (",
                      offset, " bytes + padding)");
   }
-  for (std::size_t i = offset; i < payload.size(); ++i) {
-    if (payload[i] != std::byte{0}) return MakeError(ErrorCode::kReservedNonZero, "payload padding is not zero");
+  std::array<std::byte, 8> padding{};
+  const auto padding_bytes = static_cast<std::size_t>(payload_bytes - offset);
+  if (Status st = payload(std::span(padding.data(), padding_bytes)); !st.ok()) return st;
+  for (std::size_t i = 0; i < padding_bytes; ++i) {
+    if (padding[i] != std::byte{0}) return MakeError(ErrorCode::kReservedNonZero, "payload padding is not zero");
   }
   return {};
 }
@@ -942,17 +946,23 @@ std::vector<std::byte> RedisBloomScalableFilter::Serialize(const SaveOptions& op
 
 Result<RedisBloomScalableFilter> RedisBloomScalableFilter::Deserialize(std::span<const std::byte> bytes,
                                                                        const LoadOptions& options) {
-  auto file = internal::DecodeFile(bytes, kKind, options.max_memory_bytes);
-  if (!file.ok()) return std::move(file).error();
-  const FileHeader& h = file->header;
-  const std::span<const std::byte> payload = file->payload;
+  auto reader = FilterReader::OpenBytes(bytes, kKind, options.max_memory_bytes);
+  if (!reader.ok()) return std::move(reader).error();
+  return reader->Load<RedisBloomScalableFilter>(options);
+}
+
+Result<RedisBloomScalableFilter> RedisBloomScalableFilter::Deserialize(const FileHeader& h, ByteSource payload,
+                                                                       const LoadOptions& options) {
   if (h.params[2] == 0 || h.params[2] > kRedisBloomMaxLinks ||
-      h.params[3] != kChainHeaderBytes + kLinkHeaderBytes * h.params[2] || h.params[3] > payload.size() ||
+      h.params[3] != kChainHeaderBytes + kLinkHeaderBytes * h.params[2] || h.params[3] > h.payload_bytes ||
       h.params[4] != 0 || h.params[5] != 0) {
     return MakeError(ErrorCode::kParameterMismatch, "header of ", h.params[2], " links and a ", h.params[3],
-                     "-byte link table does not fit a ", payload.size(), "-byte payload");
+                     "-byte link table does not fit a ", h.payload_bytes, "-byte payload");
   }
-  auto filter = RedisBloomFromHeaderChunk(payload.first(static_cast<std::size_t>(h.params[3])), options);
+  // The link table, at most kRedisBloomMaxLinks entries: small, read into a buffer.
+  std::vector<std::byte> head(static_cast<std::size_t>(h.params[3]));
+  if (Status st = payload(head); !st.ok()) return std::move(st).error();
+  auto filter = RedisBloomFromHeaderChunk(head, options);
   if (!filter.ok()) return std::move(filter).error();
   RedisBloomScalableFilter& f = filter.value();
   if (f.option_bits() != h.params[0] || f.expansion() != h.params[1] || f.count() != h.count ||
@@ -962,7 +972,7 @@ Result<RedisBloomScalableFilter> RedisBloomScalableFilter::Deserialize(std::span
   }
   std::vector<std::span<std::byte>> spans;
   for (std::size_t i = 0; i < f.num_filters(); ++i) spans.push_back(f.link_data(i));
-  Status filled = FillArrays(payload, static_cast<std::size_t>(h.params[3]), spans);
+  Status filled = FillArrays(payload, h.payload_bytes, h.params[3], spans);
   if (!filled.ok()) return filled.error();
   return filter;
 }
@@ -985,14 +995,19 @@ std::vector<std::byte> RedisCuckooFilter::Serialize(const SaveOptions& options) 
 }
 
 Result<RedisCuckooFilter> RedisCuckooFilter::Deserialize(std::span<const std::byte> bytes, const LoadOptions& options) {
-  auto file = internal::DecodeFile(bytes, kKind, options.max_memory_bytes);
-  if (!file.ok()) return std::move(file).error();
-  const FileHeader& h = file->header;
-  const std::span<const std::byte> payload = file->payload;
-  if (payload.size() < kCuckooHeaderBytes) {
-    return MakeError(ErrorCode::kParameterMismatch, "payload of ", payload.size(), " bytes has no cuckoo header");
+  auto reader = FilterReader::OpenBytes(bytes, kKind, options.max_memory_bytes);
+  if (!reader.ok()) return std::move(reader).error();
+  return reader->Load<RedisCuckooFilter>(options);
+}
+
+Result<RedisCuckooFilter> RedisCuckooFilter::Deserialize(const FileHeader& h, ByteSource payload,
+                                                         const LoadOptions& options) {
+  if (h.payload_bytes < kCuckooHeaderBytes) {
+    return MakeError(ErrorCode::kParameterMismatch, "payload of ", h.payload_bytes, " bytes has no cuckoo header");
   }
-  auto filter = RedisCuckooFromHeaderChunk(payload.first(kCuckooHeaderBytes), options);
+  std::array<std::byte, kCuckooHeaderBytes> head{};
+  if (Status st = payload(head); !st.ok()) return std::move(st).error();
+  auto filter = RedisCuckooFromHeaderChunk(head, options);
   if (!filter.ok()) return std::move(filter).error();
   RedisCuckooFilter& f = filter.value();
   if (h.params[0] != f.bucket_size() || h.params[1] != f.max_iterations() || h.params[2] != f.expansion() ||
@@ -1002,7 +1017,7 @@ Result<RedisCuckooFilter> RedisCuckooFilter::Deserialize(std::span<const std::by
   }
   std::vector<std::span<std::byte>> spans;
   for (std::size_t i = 0; i < f.num_filters(); ++i) spans.push_back(f.filter_data(i));
-  Status filled = FillArrays(payload, kCuckooHeaderBytes, spans);
+  Status filled = FillArrays(payload, h.payload_bytes, kCuckooHeaderBytes, spans);
   if (!filled.ok()) return filled.error();
   return filter;
 }

@@ -545,10 +545,14 @@ bool ScalableBloomFilter::SerializeTo(ByteSink sink) const noexcept {
 
 Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(std::span<const std::byte> bytes,
                                                              const LoadOptions& options) {
+  auto reader = FilterReader::OpenBytes(bytes, kKind, options.max_memory_bytes);
+  if (!reader.ok()) return std::move(reader).error();
+  return reader->Load<ScalableBloomFilter>(options);
+}
+
+Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(const FileHeader& h, ByteSource payload,
+                                                             const LoadOptions& options) {
   using internal::MakeError;
-  auto file = internal::DecodeFile(bytes, kKind, options.max_memory_bytes);
-  if (!file.ok()) return std::move(file).error();
-  const FileHeader& h = file->header;
   ScalableOptions o;
   o.fp_rate = h.fp_rate;
   o.initial_capacity = h.params[1];
@@ -577,34 +581,63 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(std::span<const std
   ScalableBloomFilter filter(o);
   filter.stages_ = AllocateStages(static_cast<std::size_t>(num_stages));  // filled in order below
   if (filter.stages_ == nullptr) return MakeError(ErrorCode::kTooLarge, "out of memory for ", num_stages, " stages");
-  std::span<const std::byte> rest = file->payload;
+  std::uint64_t rest = h.payload_bytes;  // payload bytes not yet read
   std::uint64_t total_count = 0;
   std::uint64_t total_capacity = 0;
   std::uint64_t memory_left = options.max_memory_bytes;
   for (std::uint32_t i = 0; i < num_stages; ++i) {
-    // The stage's own header says how long it is; check that before handing it over.
-    // A stage that is inconsistent after the outer checksum passed was crafted: its
+    // The stage's own header says how long it is; check that before reading it. A
+    // stage that is inconsistent after the outer checksum passed was crafted: its
     // errors are the outer file's parameter errors (except the memory limit).
     auto nested = [&](const Error& e) {
       return MakeError(e.code() == ErrorCode::kTooLarge ? ErrorCode::kTooLarge : ErrorCode::kParameterMismatch,
                        "stage ", i, " of ", num_stages, ": ", e.message());
     };
-    if (rest.size() < kHeaderBytes + kChecksumBytes) {
+    if (rest < kHeaderBytes + kChecksumBytes) {
       return MakeError(ErrorCode::kParameterMismatch, "payload ends before stage ", i, " of ", num_stages);
     }
-    auto stage_header = internal::DecodeHeader(rest);
+    std::array<std::byte, kHeaderBytes> head{};
+    if (Status st = payload(head); !st.ok()) return std::move(st).error();
+    auto stage_header = internal::DecodeHeader(head);
     if (!stage_header.ok()) return nested(stage_header.error());
-    if ((stage_header->flags & kFlagZstdPayload) != 0) {
+    const FileHeader& sh = stage_header.value();
+    if ((sh.flags & kFlagZstdPayload) != 0) {
       return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " is compressed inside the payload");
     }
-    const std::uint64_t stage_bytes = kHeaderBytes + stage_header->stored_payload_bytes + kChecksumBytes;
-    if (stage_bytes > rest.size()) {
-      return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " announces ", stage_bytes, " bytes, only ",
-                       rest.size(), " left in the payload");
+    const std::uint64_t stage_bytes = kHeaderBytes + sh.stored_payload_bytes + kChecksumBytes;
+    if (stage_bytes > rest) {
+      return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " announces ", stage_bytes, " bytes, only ", rest,
+                       " left in the payload");
     }
-    auto stage =
-        BloomFilter::Deserialize(rest.first(static_cast<std::size_t>(stage_bytes)), {.max_memory_bytes = memory_left});
+    // The checks a stage's own load makes before it allocates (FilterReader); its
+    // checksum is computed as its bits stream into the stage and compared after them.
+    if (sh.count > kMaxFileCount) {
+      return nested(MakeError(ErrorCode::kParameterMismatch, "count ", sh.count,
+                              " is over the largest count a filter keeps, ", kMaxFileCount));
+    }
+    if (sh.kind != FilterKind::kClassic) {
+      return nested(MakeError(ErrorCode::kWrongKind, "holds a ", FilterKindName(sh.kind), " filter, not a ",
+                              FilterKindName(FilterKind::kClassic), " one"));
+    }
+    if (sh.payload_bytes > memory_left) {
+      return nested(MakeError(ErrorCode::kTooLarge, "filter needs ", sh.payload_bytes,
+                              " bytes, over the memory limit of ", memory_left));
+    }
+    XXH3_state_t state;
+    (void)XXH3_64bits_reset(&state);
+    (void)XXH3_64bits_update(&state, head.data(), head.size());
+    auto hashed = [&](std::span<std::byte> out) -> Status {
+      Status st = payload(out);
+      if (st.ok()) (void)XXH3_64bits_update(&state, out.data(), out.size());
+      return st;
+    };
+    auto stage = BloomFilter::Deserialize(sh, ByteSource(hashed));
     if (!stage.ok()) return nested(stage.error());
+    std::array<std::byte, kChecksumBytes> sum{};
+    if (Status st = payload(sum); !st.ok()) return std::move(st).error();
+    if (internal::LoadLE<std::uint64_t>(sum.data()) != XXH3_64bits_digest(&state)) {
+      return nested(MakeError(ErrorCode::kChecksumMismatch, "checksum mismatch (file is corrupt or truncated)"));
+    }
     auto target = StageTarget(o, i);
     if (!target.ok()) return Error(ErrorCode::kParameterMismatch, target.error().message());
     if (stage->capacity() != target->capacity || stage->fp_rate() != target->fp_rate) {
@@ -613,16 +646,19 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(std::span<const std
                        target->fp_rate);
     }
     const std::uint64_t padded = AlignUp64(stage_bytes);
-    for (std::uint64_t j = stage_bytes; j < std::min<std::uint64_t>(padded, rest.size()); ++j) {
-      if (rest[static_cast<std::size_t>(j)] != std::byte{0}) {
+    std::array<std::byte, 64> padding{};
+    const auto padding_bytes = static_cast<std::size_t>(std::min(padded, rest) - stage_bytes);
+    if (Status st = payload(std::span(padding.data(), padding_bytes)); !st.ok()) return std::move(st).error();
+    for (std::size_t j = 0; j < padding_bytes; ++j) {
+      if (padding[j] != std::byte{0}) {
         return MakeError(ErrorCode::kReservedNonZero, "padding after stage ", i, " is not zero");
       }
     }
-    if (padded > rest.size()) {
+    if (padded > rest) {
       return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " is not padded to 64 bytes");
     }
-    rest = rest.subspan(static_cast<std::size_t>(padded));
-    memory_left -= stage->memory_bytes();  // Deserialize kept it within memory_left
+    rest -= padded;
+    memory_left -= stage->memory_bytes();  // the stage's payload was within memory_left
     if (!internal::CheckedAdd(total_count, stage->count(), &total_count) ||
         !internal::CheckedAdd(total_capacity, stage->capacity(), &total_capacity)) {
       return MakeError(ErrorCode::kParameterMismatch, "stage counts or capacities overflow 64 bits");
@@ -630,8 +666,8 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(std::span<const std
     new (filter.stages_ + i) BloomFilter(std::move(stage).value());
     ++filter.num_stages_;
   }
-  if (!rest.empty()) {
-    return MakeError(ErrorCode::kParameterMismatch, rest.size(), " bytes after the last stage");
+  if (rest != 0) {
+    return MakeError(ErrorCode::kParameterMismatch, rest, " bytes after the last stage");
   }
   if (total_count != h.count || total_capacity != h.capacity) {
     return MakeError(ErrorCode::kParameterMismatch, "header count ", h.count, " and capacity ", h.capacity,

@@ -26,6 +26,9 @@
 
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
+#include "bloomkit/counting_bloom_filter.h"
+#include "bloomkit/cuckoo_filter.h"
+#include "bloomkit/scalable_bloom_filter.h"
 #include "contract/test_support.h"
 
 namespace bloomkit {
@@ -107,6 +110,78 @@ TEST(FileTest, SaveAndLoadRoundTrip) {
     EXPECT_EQ(st.st_mode & 0777, 0644U);
   }
   EXPECT_EQ(Listing(dir.path()), (std::vector<std::string>{"blocked.bkf", "classic.bkf"})) << "temporary files left";
+}
+
+// Every kind saves by streaming (SaveFile: the bytes of Serialize) and loads through
+// FilterReader (LoadFile), raw and compressed, to an equal filter.
+template <typename Filter>
+void ExpectStreamedRoundTrip(const Filter& filter, const fs::path& path) {
+  for (const bool compress : {false, true}) {
+    SCOPED_TRACE(compress ? "compressed" : "raw");
+    const SaveOptions options{.compress = compress};
+    ASSERT_TRUE(SaveFile(filter, path, options).ok());
+    EXPECT_EQ(ReadAll(path), filter.Serialize(options));
+    auto loaded = LoadFile<Filter>(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+    EXPECT_EQ(loaded->Serialize(), filter.Serialize());
+  }
+}
+
+TEST(FileTest, EveryKindLoadsAndSavesStreamed) {
+  TempDir dir;
+  auto counting = CountingBloomFilter::Create({.bloom = {.capacity = 5000, .fp_rate = 0.01}});
+  auto cuckoo = CuckooFilter::Create({.capacity = 5000, .fp_rate = 0.01});
+  auto scalable = ScalableBloomFilter::Create({.initial_capacity = 100, .fp_rate = 0.01});
+  ASSERT_TRUE(counting.ok() && cuckoo.ok() && scalable.ok());
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    ASSERT_TRUE(counting->Add(Key('c', i)).ok());
+    ASSERT_TRUE(cuckoo->Add(Key('k', i)).ok());
+    ASSERT_TRUE(scalable->Add(Key('s', i)).ok());
+  }
+  ASSERT_GT(scalable->num_stages(), 1U);
+  ExpectStreamedRoundTrip(SampleFilter(), dir / "classic.bkf");
+  ExpectStreamedRoundTrip(counting.value(), dir / "counting.bkf");
+  ExpectStreamedRoundTrip(cuckoo.value(), dir / "cuckoo.bkf");
+  ExpectStreamedRoundTrip(scalable.value(), dir / "scalable.bkf");
+}
+
+// A compressed save of a payload that does not shrink stores it raw, as Serialize does.
+TEST(FileTest, StreamedCompressedSaveOfRandomBitsIsRaw) {
+  TempDir dir;
+  const BloomFilter full = SampleFilter(1000, 1000);  // at capacity: half the bits set, at random
+  ASSERT_TRUE(SaveFile(full, dir / "full.bkf", {.compress = true}).ok());
+  EXPECT_EQ(ReadAll(dir / "full.bkf"), full.Serialize());
+  EXPECT_EQ(Listing(dir.path()), (std::vector<std::string>{"full.bkf"}));
+}
+
+// MergeFrom ORs a file's bits in as they are read: the union Merge computes.
+TEST(FileTest, MergeFromAFileIsMerge) {
+  TempDir dir;
+  const BloomFilter a = SampleFilter();
+  BloomFilter b = SampleFilter();
+  for (std::uint64_t i = 0; i < 500; ++i) ASSERT_TRUE(b.Add(Key('b', i)).ok());
+  for (const bool compress : {false, true}) {
+    ASSERT_TRUE(SaveFile(b, dir / "b.bkf", {.compress = compress}).ok());
+    BloomFilter expected = a;
+    ASSERT_TRUE(expected.Merge(b).ok());
+    BloomFilter merged = a;
+    auto reader = FilterReader::OpenFile(dir / "b.bkf", std::nullopt);
+    ASSERT_TRUE(reader.ok()) << reader.error().message();
+    const Status st = merged.MergeFrom(reader.value());
+    ASSERT_TRUE(st.ok()) << st.error().message();
+    EXPECT_TRUE(merged == expected);
+  }
+  // A file of another shape is refused before any bit changes.
+  auto other = BloomFilter::Create({.num_bits = 4096, .num_hashes = 3});
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE(SaveFile(other.value(), dir / "other.bkf").ok());
+  auto reader = FilterReader::OpenFile(dir / "other.bkf", std::nullopt);
+  ASSERT_TRUE(reader.ok());
+  BloomFilter merged = a;
+  const Status st = merged.MergeFrom(reader.value());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code(), ErrorCode::kIncompatible);
+  EXPECT_TRUE(merged == a);
 }
 
 TEST(FileTest, SaveReplacesAnExistingFile) {

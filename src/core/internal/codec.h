@@ -4,15 +4,19 @@
 // codec does magic, versions, lengths, compression and the checksum.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <span>
 #include <vector>
 
 #include "bloomkit/byte_sink.h"
+#include "bloomkit/byte_source.h"
 #include "bloomkit/format.h"
 #include "bloomkit/word_array.h"
+#include "internal/endian.h"
 #include "internal/hash_inline.h"
 
 namespace bloomkit::internal {
@@ -65,8 +69,36 @@ struct DecodedFile {
 Result<DecodedFile> DecodeFile(std::span<const std::byte> bytes, FilterKind expected_kind,
                                std::uint64_t max_memory_bytes);
 
+// Writes the 128 header bytes of `header` as they are (no stamping).
+void EncodeHeader(const FileHeader& header, std::byte* out) noexcept;
+
 // Parses and checks the fixed header fields (not the checksum or the payload).
 Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes);
+
+// A regular file opened for reading whose header and size were checked, and whose
+// file size and payload are within the memory limit (the checks ReadFileBytes makes
+// before reading the payload). The caller owns `fd`.
+struct ReadableFile {
+  int fd = -1;
+  std::uint64_t file_bytes = 0;
+  FileHeader header;
+};
+Result<ReadableFile> OpenForReading(const std::filesystem::path& path, std::uint64_t max_memory_bytes);
+
+// Reads `words` (stored little-endian) from `source` straight into their memory, and
+// puts them in host order in place (nothing to do on a little-endian host).
+inline Status ReadWordsLE(const ByteSource& source, std::span<std::uint64_t> words) {
+  if (Status st = source(std::as_writable_bytes(words)); !st.ok()) return st;
+  if constexpr (std::endian::native != std::endian::little) {
+    for (std::uint64_t& w : words) w = LoadLE<std::uint64_t>(reinterpret_cast<const std::byte*>(&w));
+  }
+  return {};
+}
+
+// ORs the payload of `reader` (words stored little-endian, as many as `words` holds)
+// into `words`, kReadBufferBytes at a time, then checks that the bits at and past
+// `num_bits` stayed zero and that the payload ended (FilterReader::Finish).
+Status OrWordsFrom(FilterReader& reader, std::span<std::uint64_t> words, std::uint64_t num_bits);
 
 // Overflow-safe a * b; false if it overflows.
 [[nodiscard]] inline bool CheckedMul(std::uint64_t a, std::uint64_t b, std::uint64_t* out) noexcept {

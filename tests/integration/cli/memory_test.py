@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Loads and saves of the bloomkit CLI cost the filter's size plus a bounded buffer.
+
+Each command runs on a 64 MiB filter under an address-space cap (RLIMIT_AS, what
+`ulimit -v` sets) of: the least cap under which the same command runs on a tiny filter
+(the program's own baseline: libraries, stacks, allocator arenas), plus the filter's
+size, plus BOUND. A load that reads the file into a buffer and then copies it into the
+filter needs a second filter-sized allocation and fails under that cap, as does a save
+that serializes into a buffer or a merge that loads both inputs.
+
+    memory_test.py BLOOMKIT [unittest args]
+"""
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BLOOMKIT = sys.argv.pop(1)
+MIB = 1 << 20
+# kReadBufferBytes (1 MiB), zstd's contexts at level 3 (a few MiB) and slack for the
+# allocator's arenas; far below the 64 MiB a second copy of the filter needs.
+BOUND = 16 * MIB
+CAPACITY = 56_000_000  # a classic filter of about 64 MiB at 1%
+
+# Sanitizers reserve shadow memory as address space of their own: a cap a few MiB over
+# the program's use stops the sanitizer itself, so the capped runs are skipped there.
+UNDER_SANITIZER = os.environ.get("BLOOMKIT_SANITIZE", "") != ""
+
+
+def run(args, cap=None, stdin=b""):
+    def limit():
+        if cap is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    return subprocess.run([BLOOMKIT] + args, input=stdin, capture_output=True, preexec_fn=limit, check=False)
+
+
+def least_cap(args, stdin=b""):
+    """The least address-space cap (to 1 MiB) under which `args` succeeds."""
+    low, high = 1 * MIB, 2048 * MIB
+    assert run(args, high, stdin).returncode == 0
+    while high - low > MIB:
+        mid = (low + high) // 2
+        if run(args, mid, stdin).returncode == 0:
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+@unittest.skipIf(UNDER_SANITIZER, "RLIMIT_AS caps do not apply under sanitizers")
+class LoadSaveMemoryTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        d = cls.tmp.name
+        cls.big = os.path.join(d, "big.bf")
+        cls.tiny = os.path.join(d, "tiny.bf")
+        for path, capacity in ((cls.big, CAPACITY), (cls.tiny, 1000)):
+            done = run(["create", path, "--capacity", str(capacity)])
+            assert done.returncode == 0, done.stderr
+        cls.big_bytes = os.path.getsize(cls.big)
+        assert cls.big_bytes > 60 * MIB, cls.big_bytes
+        for src in (cls.big, cls.tiny):  # an empty filter compresses to almost nothing
+            done = run(["compress", src, src + ".zst"])
+            assert done.returncode == 0, done.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def check(self, make_args, stdin=b""):
+        """`make_args(path)` runs on the tiny filter to find the baseline, then on the big one."""
+        baseline = least_cap(make_args(self.tiny), stdin)
+        cap = baseline + self.big_bytes + BOUND
+        done = run(make_args(self.big), cap, stdin)
+        self.assertEqual(done.returncode, 0,
+                         f"{make_args(self.big)} failed under a cap of baseline {baseline // MIB} MiB + filter "
+                         f"{self.big_bytes // MIB} MiB + {BOUND // MIB} MiB: {done.stderr.decode()}")
+
+    def test_info(self):
+        self.check(lambda p: ["info", p])
+
+    def test_info_compressed(self):
+        self.check(lambda p: ["info", p + ".zst"])
+
+    def test_query(self):
+        self.check(lambda p: ["query", p, "--no-progress"], stdin=b"a\nb\nc\n")
+
+    def test_add(self):
+        self.check(lambda p: ["add", p, "--no-progress"], stdin=b"a\nb\nc\n")
+
+    def test_add_compressed(self):
+        self.check(lambda p: ["add", p + ".zst", "--no-progress"], stdin=b"a\nb\nc\n")
+
+    def test_compress(self):
+        self.check(lambda p: ["compress", p, p + ".out", "--force"])
+
+    def test_decompress(self):
+        self.check(lambda p: ["decompress", p + ".zst", p + ".out", "--force"])
+
+    def test_merge(self):
+        self.check(lambda p: ["merge", p + ".merged", p, p + ".zst", "--force"])
+
+
+if __name__ == "__main__":
+    unittest.main()
