@@ -65,6 +65,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/byte_sink.h"
 #include "bloomkit/byte_source.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/options.h"
@@ -148,6 +149,9 @@ class RedisBloomScalableFilter {
   static Result<RedisBloomScalableFilter> Deserialize(const FileHeader& header, ByteSource payload,
                                                       const LoadOptions& options = {});
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+  // The bytes Serialize() returns without compression, handed to `sink` piece by piece
+  // from the filter's memory (SaveFile streams them); false if the sink stopped.
+  bool SerializeTo(ByteSink sink) const noexcept;
 
   // BF.ADD: true if added, false if it may already be present; kFull for a full
   // non-scaling chain, kTooLarge if a new link would exceed the memory limit.
@@ -157,8 +161,9 @@ class RedisBloomScalableFilter {
   // BF.MADD: AddIfAbsent of each key in order, with the same answers and the same bits;
   // the cache lines a group of keys will set in the newest link are fetched first, so
   // their misses overlap. Writes added[i] for each key handled and returns how many were
-  // handled: all of them, or up to the first that failed (its error in *error).
-  std::size_t AddIfAbsentMany(std::span<const std::string_view> keys, std::span<bool> added, Error* error);
+  // handled: all of them, or up to the first that failed (its error in *error). The same
+  // verb as ScalableBloomFilter::AddIfAbsentBatch.
+  std::size_t AddIfAbsentBatch(std::span<const std::string_view> keys, std::span<bool> added, Status* error);
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
   // The hash forms (see the file comment) and the batch forms of filter.h.
   Status AddHash(std::uint64_t hash);
@@ -272,6 +277,8 @@ class RedisCuckooFilter {
   static Result<RedisCuckooFilter> Deserialize(const FileHeader& header, ByteSource payload,
                                                const LoadOptions& options = {});
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+  // As RedisBloomScalableFilter::SerializeTo.
+  bool SerializeTo(ByteSink sink) const noexcept;
 
   // CF.ADD: one more copy. kFull when there is no room and expansion is 0, kTooLarge when
   // a new sub-filter would pass the memory limit or RedisBloom's 65,535 sub-filters.

@@ -98,22 +98,6 @@ Result<FilterVariant> CreateVariant(const CreateSpec& spec) {
 }
 
 template <std::size_t I = 0>
-Result<FilterVariant> DeserializeVariant(FilterKind kind, std::span<const std::byte> bytes,
-                                         const LoadOptions& options) {
-  if constexpr (I == std::variant_size_v<FilterVariant>) {
-    return Error(ErrorCode::kUnsupported, fmt::format("holds a {} filter, which this build cannot read (kind {} is "
-                                                      "not available in this build)",
-                                                      FilterKindName(kind), FilterKindName(kind)));
-  } else {
-    using F = std::variant_alternative_t<I, FilterVariant>;
-    if (F::kKind != kind) return DeserializeVariant<I + 1>(kind, bytes, options);
-    auto parsed = F::Deserialize(bytes, options);
-    if (!parsed.ok()) return std::move(parsed).error();
-    return FilterVariant(std::in_place_index<I>, std::move(parsed).value());
-  }
-}
-
-template <std::size_t I = 0>
 Result<FilterVariant> LoadVariant(FilterReader& reader, const LoadOptions& options) {
   const FilterKind kind = reader.header().kind;
   if constexpr (I == std::variant_size_v<FilterVariant>) {
@@ -234,11 +218,9 @@ Result<AnyFilter> AnyFilter::Create(const CreateSpec& spec) {
 }
 
 Result<AnyFilter> AnyFilter::Deserialize(std::span<const std::byte> bytes, const LoadOptions& options) {
-  auto header = PeekHeader(bytes);  // the kind; the kind's Deserialize checks the rest
-  if (!header.ok()) return std::move(header).error();
-  auto parsed = DeserializeVariant(header->kind, bytes, options);
-  if (!parsed.ok()) return std::move(parsed).error();
-  return AnyFilter(std::move(parsed).value());
+  auto reader = FilterReader::OpenBytes(bytes, std::nullopt, options.max_memory_bytes);
+  if (!reader.ok()) return std::move(reader).error();
+  return Load(reader.value(), options);
 }
 
 Result<AnyFilter> AnyFilter::Load(FilterReader& reader, const LoadOptions& options) {
@@ -255,11 +237,11 @@ std::vector<std::byte> AnyFilter::Serialize(const SaveOptions& options) const {
   return std::visit([&](const auto& f) { return f.Serialize(options); }, filter_);
 }
 
-FilterKind AnyFilter::kind() const noexcept {
+FilterKind AnyFilter::kind() const {
   return std::visit([](const auto& f) { return std::decay_t<decltype(f)>::kKind; }, filter_);
 }
 
-bool AnyFilter::CanRemove() const noexcept {
+bool AnyFilter::CanRemove() const {
   return std::visit([](const auto& f) { return Removable<std::decay_t<decltype(f)>>; }, filter_);
 }
 
@@ -351,7 +333,7 @@ concept MergesFromFile = requires(F& f, FilterReader& reader) {
 
 }  // namespace
 
-bool AnyFilter::CanMergeFrom(FilterKind kind) const noexcept {
+bool AnyFilter::CanMergeFrom(FilterKind kind) const {
   return std::visit(
       [kind](const auto& f) {
         using F = std::decay_t<decltype(f)>;

@@ -87,8 +87,8 @@ class AnyFilter {
   // SaveFile of the kind: streamed from the filter's memory where the kind streams.
   Status Save(const std::filesystem::path& path, const SaveOptions& options = {}) const;
 
-  [[nodiscard]] FilterKind kind() const noexcept;
-  [[nodiscard]] bool CanRemove() const noexcept;
+  [[nodiscard]] FilterKind kind() const;
+  [[nodiscard]] bool CanRemove() const;
 
   // Adds the key; true if it was not present before. Bloom kinds add only absent keys;
   // counting and cuckoo filters always add a copy (so a later remove of the same key
@@ -109,7 +109,7 @@ class AnyFilter {
   Status Merge(const AnyFilter& other);
   // True if MergeFrom can read a file of `kind` into this filter (classic and blocked:
   // the bits are OR-ed in as they are read, so the other filter is never in memory).
-  [[nodiscard]] bool CanMergeFrom(FilterKind kind) const noexcept;
+  [[nodiscard]] bool CanMergeFrom(FilterKind kind) const;
   Status MergeFrom(FilterReader& reader);
 
   [[nodiscard]] FilterSummary Summary() const;

@@ -338,18 +338,7 @@ bool operator==(const BlockedBloomFilter& a, const BlockedBloomFilter& b) noexce
 // Payload: num_blocks * 8 (kLanes256: * 4) little-endian words; params[0] = num_blocks,
 // params[1] = num_hashes, params[2] = layout (0 or 1). kLanes256 files carry hash id 4 or 3.
 std::vector<std::byte> BlockedBloomFilter::Serialize(const SaveOptions& options) const {
-  FileHeader header;
-  header.kind = kKind;
-  header.hash_id = hash_id_;
-  header.params[2] = static_cast<std::uint64_t>(layout_);
-  header.capacity = capacity_;
-  header.count = count_;
-  header.fp_rate = fp_rate_;
-  header.payload_bytes = words_.bytes();
-  header.params[0] = num_blocks_;
-  header.params[1] = num_hashes_;
-  return internal::EncodeFile(
-      header, [&](std::span<std::byte> out) { internal::StoreWordsLE(out.data(), words_.span()); }, options);
+  return internal::CollectFile([this](ByteSink sink) { return SerializeTo(sink); }, options);
 }
 
 bool BlockedBloomFilter::SerializeTo(ByteSink sink) const noexcept {

@@ -751,8 +751,11 @@ Status LoadRedisBloomChunk(RedisBloomScalableFilter& filter, std::int64_t iterat
   return {};
 }
 
-std::vector<std::byte> EncodeRedisCuckooHeaderChunk(const RedisCuckooFilter& filter) {
-  std::vector<std::byte> out(kCuckooHeaderBytes);
+namespace {
+
+// The cuckoo header chunk, without allocating (SerializeTo writes it too).
+std::array<std::byte, kCuckooHeaderBytes> EncodeRedisCuckooHeader(const RedisCuckooFilter& filter) noexcept {
+  std::array<std::byte, kCuckooHeaderBytes> out{};
   std::byte* p = out.data();
   StoreLE<std::uint64_t>(p, filter.count());
   StoreLE<std::uint64_t>(p + 8, filter.num_buckets());
@@ -762,6 +765,13 @@ std::vector<std::byte> EncodeRedisCuckooHeaderChunk(const RedisCuckooFilter& fil
   StoreLE<std::uint16_t>(p + 34, static_cast<std::uint16_t>(filter.max_iterations()));
   StoreLE<std::uint16_t>(p + 36, static_cast<std::uint16_t>(filter.expansion()));
   return out;
+}
+
+}  // namespace
+
+std::vector<std::byte> EncodeRedisCuckooHeaderChunk(const RedisCuckooFilter& filter) {
+  const std::array<std::byte, kCuckooHeaderBytes> head = EncodeRedisCuckooHeader(filter);
+  return {head.begin(), head.end()};
 }
 
 Result<RedisCuckooFilter> RedisCuckooFromHeaderChunk(std::span<const std::byte> chunk, const LoadOptions& options) {
@@ -867,41 +877,31 @@ std::vector<RedisBloomOwnedChunk> RedisCuckooScanDump(const RedisCuckooFilter& f
 
 namespace {
 
-std::uint64_t Pad8(std::uint64_t n) {
+std::uint64_t Pad8(std::uint64_t n) noexcept {
   return (8 - n % 8) % 8;
 }
 
+// Streams a RedisBloom kind's file: `header` (its payload length set here), the header
+// chunk `head`, every array straight from the filter's memory, zeros up to 8 bytes.
 template <typename Filter>
-std::vector<std::byte> EncodeKind(const Filter& filter, FileHeader header, const std::vector<std::byte>& head,
-                                  std::size_t num_arrays, const SaveOptions& options) {
-  std::uint64_t total = head.size();
-  for (std::size_t i = 0; i < num_arrays; ++i) {
+bool StreamKind(const Filter& filter, FileHeader header, std::span<const std::byte> head, std::size_t num_arrays,
+                ByteSink sink) noexcept {
+  auto array = [&filter](std::size_t i) {
     if constexpr (std::is_same_v<Filter, RedisBloomScalableFilter>) {
-      total += filter.link_data(i).size();
+      return filter.link_data(i);
     } else {
-      total += filter.filter_data(i).size();
+      return filter.filter_data(i);
     }
-  }
+  };
+  std::uint64_t total = head.size();
+  for (std::size_t i = 0; i < num_arrays; ++i) total += array(i).size();
   header.payload_bytes = total + Pad8(total);
-  return internal::EncodeFile(
-      header,
-      [&](std::span<std::byte> out) {
-        std::fill(out.begin(), out.end(), std::byte{0});
-        std::byte* p = out.data();
-        std::memcpy(p, head.data(), head.size());
-        p += head.size();
-        for (std::size_t i = 0; i < num_arrays; ++i) {
-          std::span<const std::byte> data;
-          if constexpr (std::is_same_v<Filter, RedisBloomScalableFilter>) {
-            data = filter.link_data(i);
-          } else {
-            data = filter.filter_data(i);
-          }
-          if (!data.empty()) std::memcpy(p, data.data(), data.size());
-          p += data.size();
-        }
-      },
-      options);
+  internal::FileStream out(sink);
+  if (!out.Begin(header) || !out.Put(head)) return false;
+  for (std::size_t i = 0; i < num_arrays; ++i) {
+    if (!out.Put(array(i))) return false;
+  }
+  return out.PutZeros(Pad8(total)) && out.Finish();
 }
 
 // Reads the arrays after the header chunk (`offset` bytes) of a payload of
@@ -931,7 +931,16 @@ Status FillArrays(const ByteSource& payload, std::uint64_t payload_bytes, std::u
 }  // namespace
 
 std::vector<std::byte> RedisBloomScalableFilter::Serialize(const SaveOptions& options) const {
-  const std::vector<std::byte> head = EncodeRedisBloomHeaderChunk(*this);
+  return internal::CollectFile([this](ByteSink sink) { return SerializeTo(sink); }, options);
+}
+
+bool RedisBloomScalableFilter::SerializeTo(ByteSink sink) const noexcept {
+  std::vector<std::byte> head;
+  try {
+    head = EncodeRedisBloomHeaderChunk(*this);  // the link table: 40 bytes per link
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
   FileHeader header;
   header.kind = kKind;
   header.capacity = capacity();
@@ -941,7 +950,7 @@ std::vector<std::byte> RedisBloomScalableFilter::Serialize(const SaveOptions& op
   header.params[1] = expansion();
   header.params[2] = num_filters();
   header.params[3] = head.size();
-  return EncodeKind(*this, header, head, num_filters(), options);
+  return StreamKind(*this, header, head, num_filters(), sink);
 }
 
 Result<RedisBloomScalableFilter> RedisBloomScalableFilter::Deserialize(std::span<const std::byte> bytes,
@@ -978,20 +987,23 @@ Result<RedisBloomScalableFilter> RedisBloomScalableFilter::Deserialize(const Fil
 }
 
 std::vector<std::byte> RedisCuckooFilter::Serialize(const SaveOptions& options) const {
-  const std::vector<std::byte> head = EncodeRedisCuckooHeaderChunk(*this);
+  return internal::CollectFile([this](ByteSink sink) { return SerializeTo(sink); }, options);
+}
+
+bool RedisCuckooFilter::SerializeTo(ByteSink sink) const noexcept {
+  const std::array<std::byte, kCuckooHeaderBytes> head = EncodeRedisCuckooHeader(*this);
   FileHeader header;
   header.kind = kKind;
   header.capacity = capacity();
   header.count = count();
-  // The rate of a full filter: a query meets 2 * b fingerprints per sub-filter.
-  header.fp_rate = 1 - std::pow(1 - 1.0 / 255, 2.0 * bucket_size());
+  header.fp_rate = fp_rate();  // a full sub-filter: a query meets 2 * b fingerprints
   header.params[0] = bucket_size();
   header.params[1] = max_iterations();
   header.params[2] = expansion();
   header.params[3] = num_filters();
   header.params[4] = num_buckets();
   header.params[5] = num_deletes();
-  return EncodeKind(*this, header, head, num_filters(), options);
+  return StreamKind(*this, header, head, num_filters(), sink);
 }
 
 Result<RedisCuckooFilter> RedisCuckooFilter::Deserialize(std::span<const std::byte> bytes, const LoadOptions& options) {

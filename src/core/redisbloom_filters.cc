@@ -410,7 +410,7 @@ Result<bool> RedisBloomScalableFilter::AddIfAbsentHashed(Hash h) {
 }
 
 // `newest_positions`, if given, are the key's k bit positions in the newest link,
-// computed (and prefetched) by AddIfAbsentMany: the same bits LinkHas and LinkSet find.
+// computed (and prefetched) by AddIfAbsentBatch: the same bits LinkHas and LinkSet find.
 Result<bool> RedisBloomScalableFilter::AddHashed(Hash h, const std::uint64_t* newest_positions) {
   std::size_t older = links_.size();
   if (newest_positions != nullptr) {
@@ -462,8 +462,8 @@ Result<bool> RedisBloomScalableFilter::AddHashIfAbsent(std::uint64_t hash) {
   return AddIfAbsentHashed(HashOfHash(hash));
 }
 
-std::size_t RedisBloomScalableFilter::AddIfAbsentMany(std::span<const std::string_view> keys, std::span<bool> added,
-                                                      Error* error) {
+std::size_t RedisBloomScalableFilter::AddIfAbsentBatch(std::span<const std::string_view> keys, std::span<bool> added,
+                                                       Status* error) {
   // Positions are kept for links of up to 32 hashes (error rates down to about 1e-9);
   // a link of more takes the key-by-key path.
   constexpr std::size_t kGroup = internal::kBatchGroup;
@@ -528,8 +528,11 @@ bool RedisBloomScalableFilter::MayContainHash(std::uint64_t hash) const noexcept
 }
 
 Status RedisBloomScalableFilter::AddBatch(std::span<const std::string_view> keys) {
-  for (std::string_view key : keys) {
-    if (Status st = Add(key); !st.ok()) return st;
+  std::array<bool, 64> added{};  // the prefetching batch, its answers unused
+  for (std::size_t begin = 0; begin < keys.size(); begin += added.size()) {
+    const auto group = keys.subspan(begin, std::min(added.size(), keys.size() - begin));
+    Status error;
+    if (AddIfAbsentBatch(group, added, &error) < group.size()) return error;
   }
   return {};
 }

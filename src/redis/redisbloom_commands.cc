@@ -208,9 +208,9 @@ Status RbBfAddItems(Command& cmd, const OpenKey& key, Held held, const BfCreateA
   items.reserve(cmd.argc() - first);
   for (std::size_t i = first; i < cmd.argc(); ++i) items.push_back(cmd.arg(i));
   std::unique_ptr<bool[]> outcomes(new bool[items.size()]);
-  Error error(ErrorCode::kInvalidArgument, "");
-  const std::size_t done = chain->AddIfAbsentMany(items, std::span<bool>(outcomes.get(), items.size()), &error);
-  const std::string failure = done < items.size() ? AddErrorText(error) : std::string();
+  Status error;
+  const std::size_t done = chain->AddIfAbsentBatch(items, std::span<bool>(outcomes.get(), items.size()), &error);
+  const std::string failure = done < items.size() ? AddErrorText(error.error()) : std::string();
   for (std::size_t i = 0; i < done; ++i) modified = modified || outcomes[i];
   if (modified) cmd.Replicate();
   cmd.Array(static_cast<long>(done + (failure.empty() ? 0 : 1)));

@@ -495,7 +495,7 @@ TEST(RedisBloomCodec, RdbLinkPastTheLimitIsRefusedBeforeItsArray) {
 // BF.MADD's batch answers and sets exactly what key-by-key adds do: across new links
 // in the middle of a group, links of more hashes than it keeps positions for (1e-12:
 // 40), and a full non-scaling chain, where both stop at the same key with kFull.
-TEST(RedisBloomScalable, AddIfAbsentManyEqualsOneByOne) {
+TEST(RedisBloomScalable, AddIfAbsentBatchEqualsOneByOne) {
   for (const RedisBloomOptions& options : {RedisBloomOptions{.capacity = 50, .fp_rate = 0.01, .expansion = 2},
                                            RedisBloomOptions{.capacity = 7, .fp_rate = 0.2, .expansion = 3},
                                            RedisBloomOptions{.capacity = 100, .fp_rate = 1e-12, .expansion = 2},
@@ -513,11 +513,11 @@ TEST(RedisBloomScalable, AddIfAbsentManyEqualsOneByOne) {
       want.push_back(r.value() ? 1 : 0);
     }
     std::unique_ptr<bool[]> got(new bool[views.size()]);
-    Error error(ErrorCode::kInvalidArgument, "");
-    const std::size_t done = many->AddIfAbsentMany(views, std::span<bool>(got.get(), views.size()), &error);
+    Status error;
+    const std::size_t done = many->AddIfAbsentBatch(views, std::span<bool>(got.get(), views.size()), &error);
     ASSERT_EQ(done, want.size());
     if (done < views.size()) {
-      EXPECT_EQ(error.code(), ErrorCode::kFull);
+      EXPECT_EQ(error.error().code(), ErrorCode::kFull);
     }
     for (std::size_t i = 0; i < done; ++i) EXPECT_EQ(got[i], want[i] == 1) << i;
     EXPECT_TRUE(one.value() == many.value());

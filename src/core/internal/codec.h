@@ -37,6 +37,7 @@ class FileStream {
   FileStream& operator=(const FileStream&) = delete;
   FileStream(FileStream&&) = delete;
   FileStream& operator=(FileStream&&) = delete;
+  ~FileStream() = default;
 
   // `header` as for EncodeFile; its payload_bytes must equal what is Put before Finish.
   bool Begin(FileHeader header) noexcept;
