@@ -42,7 +42,11 @@
 // bytes inline, in the caller's loop: hash, block and probe are a dozen instructions,
 // and independent lookups overlap in the out-of-order core. Other code calls the
 // library, which picks its AVX2 or portable kernels at run time; both give the same
-// bits.
+// bits. The two are different functions: Add and MayContain are templates on
+// CallerIsa whose default is the caller's instruction set, so a program that mixes
+// translation units compiled with and without AVX2 links Add<CallerIsa::kAvx2> and
+// Add<CallerIsa::kLibrary>, each with one definition, and never runs AVX2 code for a
+// caller compiled without it.
 #pragma once
 
 #include <array>
@@ -52,7 +56,7 @@
 #include <string_view>
 #include <vector>
 
-#ifdef __AVX2__
+#if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
@@ -78,6 +82,22 @@ enum class WordOp : int;
 class ConcurrentBlockedBloomFilter;
 class FilterReader;
 
+// The single-key path a caller of BlockedBloomFilter::Add and MayContain is compiled
+// for: kAvx2 runs the probe of a kLanes256 filter with hash id 4 inline (x86 code
+// compiled with AVX2 only), kLibrary calls the library's run-time dispatched kernels.
+enum class CallerIsa : std::uint8_t { kLibrary, kAvx2 };
+
+namespace internal {
+// The default CallerIsa of this translation unit. It has internal linkage (a
+// namespace-scope constexpr variable) and names a different specialization of Add and
+// MayContain under different compiler flags, which is what keeps them apart.
+#if defined(__x86_64__) && defined(__AVX2__)
+constexpr CallerIsa kThisCallerIsa = CallerIsa::kAvx2;
+#else
+constexpr CallerIsa kThisCallerIsa = CallerIsa::kLibrary;
+#endif
+}  // namespace internal
+
 // The verbs are filter.h's; only the blocked-specific ones are described here.
 class BlockedBloomFilter {
  public:
@@ -99,26 +119,26 @@ class BlockedBloomFilter {
   // (the blocks as a view of the filter's own memory); false if the sink stopped early.
   bool SerializeTo(ByteSink sink) const noexcept;
 
-  // Never fail (always ok). Inline, so that the caller sees the constant status.
-  // Always inlined: with and without AVX2 they are different code (see above), and no
-  // out-of-line copy of one may serve callers of the other.
+  // Never fail (always ok). Inline, so that the caller sees the constant status. kIsa
+  // is left to its default (see CallerIsa above); both specializations set and read the
+  // same bits.
+  template <CallerIsa kIsa = internal::kThisCallerIsa>
   [[gnu::always_inline]] Status Add(std::string_view key) noexcept {
-#ifdef __AVX2__
-    if (inline_short_keys_ && key.size() <= 8) {
-      static_cast<void>(InsertShortInline(HashShortKey(key)));
-      return {};
+    if constexpr (kIsa == CallerIsa::kAvx2) {
+      if (inline_short_keys_ && key.size() <= 8) {
+        static_cast<void>(InsertShortAvx2(HashShortKey(key)));
+        return {};
+      }
     }
-#endif
     static_cast<void>(InsertKey(key));
     return {};
   }
-  Result<bool> AddIfAbsent(std::string_view key) noexcept {
-    return InsertKey(key);
-  }
+  Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
+  template <CallerIsa kIsa = internal::kThisCallerIsa>
   [[nodiscard]] [[gnu::always_inline]] bool MayContain(std::string_view key) const noexcept {
-#ifdef __AVX2__
-    if (inline_short_keys_ && key.size() <= 8) return ContainsShortInline(HashShortKey(key));
-#endif
+    if constexpr (kIsa == CallerIsa::kAvx2) {
+      if (inline_short_keys_ && key.size() <= 8) return ContainsShortAvx2(HashShortKey(key));
+    }
     return ContainsKey(key);
   }
 
@@ -126,9 +146,7 @@ class BlockedBloomFilter {
     static_cast<void>(InsertHash(hash));
     return {};
   }
-  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept {
-    return InsertHash(hash);
-  }
+  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return InsertHash(hash); }
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept;
 
   Status AddBatch(std::span<const std::string_view> keys) noexcept;
@@ -145,41 +163,21 @@ class BlockedBloomFilter {
   Status MergeFrom(FilterReader& reader);
   Status Intersect(const BlockedBloomFilter& other);
 
-  [[nodiscard]] std::uint64_t num_bits() const noexcept {
-    return num_blocks_ * block_bits();
-  }
-  [[nodiscard]] BlockedLayout layout() const noexcept {
-    return layout_;
-  }
+  [[nodiscard]] std::uint64_t num_bits() const noexcept { return num_blocks_ * block_bits(); }
+  [[nodiscard]] BlockedLayout layout() const noexcept { return layout_; }
   // 512 or 256, by layout.
   [[nodiscard]] std::uint64_t block_bits() const noexcept {
     return layout_ == BlockedLayout::kLanes256 ? 256 : kBlockBits;
   }
-  [[nodiscard]] std::uint64_t num_blocks() const noexcept {
-    return num_blocks_;
-  }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept {
-    return num_hashes_;
-  }
+  [[nodiscard]] std::uint64_t num_blocks() const noexcept { return num_blocks_; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return num_hashes_; }
   // kHashIdXxh3DoubleHashing (512-bit blocks), kHashIdShort64 or kHashIdXxh3x64.
-  [[nodiscard]] std::uint16_t hash_id() const noexcept {
-    return hash_id_;
-  }
-  [[nodiscard]] std::uint64_t capacity() const noexcept {
-    return capacity_;
-  }
-  [[nodiscard]] double fp_rate() const noexcept {
-    return fp_rate_;
-  }
-  [[nodiscard]] std::uint64_t count() const noexcept {
-    return count_;
-  }
-  [[nodiscard]] std::uint64_t memory_bytes() const noexcept {
-    return words_.bytes();
-  }
-  [[nodiscard]] std::uint64_t bytes_held() const noexcept {
-    return words_.bytes_held();
-  }
+  [[nodiscard]] std::uint16_t hash_id() const noexcept { return hash_id_; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
+  [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
+  [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
+  [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return words_.bytes(); }
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return words_.bytes_held(); }
   [[nodiscard]] std::uint64_t CountSetBits() const noexcept;
   [[nodiscard]] double FillRatio() const noexcept;
   // Distinct keys estimated from the set bits of each lane (Swamidass & Baldi per lane).
@@ -189,9 +187,7 @@ class BlockedBloomFilter {
   // BlockedFpRate at capacity().
   [[nodiscard]] double ExpectedFpRate() const noexcept;
 
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept {
-    return words_.span();
-  }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.span(); }
   // True when queries and inserts use the AVX2 path on this machine.
   [[nodiscard]] static bool UsesAvx2() noexcept;
 
@@ -207,36 +203,17 @@ class BlockedBloomFilter {
                                                 const ByteSource* source);
   BlockedBloomFilter(BlockedLayout layout, std::uint16_t hash_id, std::uint64_t num_blocks, std::uint32_t num_hashes,
                      std::uint64_t capacity, double fp_rate, WordArray words) noexcept;
-  [[nodiscard]] bool lanes() const noexcept {
-    return layout_ == BlockedLayout::kLanes256;
-  }
+  [[nodiscard]] bool lanes() const noexcept { return layout_ == BlockedLayout::kLanes256; }
   // Add and AddIfAbsent, AddHash and AddHashIfAbsent: true if the key was new.
   bool InsertKey(std::string_view key) noexcept;
   // MayContain through the library.
   [[nodiscard]] bool ContainsKey(std::string_view key) const noexcept;
-#ifdef __AVX2__
   // kLanes256 with hash id 4: the probe of hash h in the caller's code (the kernels of
-  // blocked_lanes.cc compute the same bits).
-  [[nodiscard]] __m256i LaneMaskInline(std::uint64_t h) const noexcept {
-    const __m256i salts = _mm256_load_si256(reinterpret_cast<const __m256i*>(lane_salts_));
-    const __m256i x = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h)));
-    const __m256i bits = _mm256_srli_epi32(_mm256_mullo_epi32(x, salts), 27);
-    return _mm256_sllv_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(lane_ones_)), bits);
-  }
-  [[nodiscard]] bool ContainsShortInline(std::uint64_t h) const noexcept {
-    const auto* block = reinterpret_cast<const __m256i*>(words_.data() + FastRange64(h, num_blocks_) * 4);
-    return _mm256_testc_si256(_mm256_load_si256(block), LaneMaskInline(h)) != 0;
-  }
-  bool InsertShortInline(std::uint64_t h) noexcept {
-    auto* block = reinterpret_cast<__m256i*>(words_.data() + FastRange64(h, num_blocks_) * 4);
-    const __m256i mask = LaneMaskInline(h);
-    const __m256i old = _mm256_load_si256(block);
-    _mm256_store_si256(block, _mm256_or_si256(old, mask));
-    const bool fresh = _mm256_testc_si256(old, mask) == 0;
-    count_ += fresh ? 1 : 0;
-    return fresh;
-  }
-#endif
+  // blocked_lanes.cc compute the same bits). AVX2 functions, inlined only into code
+  // compiled with AVX2 (Add<kAvx2>, MayContain<kAvx2>); declared everywhere so that
+  // those templates parse, defined on x86-64.
+  [[nodiscard]] bool ContainsShortAvx2(std::uint64_t h) const noexcept;
+  bool InsertShortAvx2(std::uint64_t h) noexcept;
   bool InsertHash(std::uint64_t hash) noexcept;
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BlockedBloomFilter& other, std::string_view operation, internal::WordOp op);
@@ -270,5 +247,34 @@ class BlockedBloomFilter {
 };
 
 static_assert(MergeableFilter<BlockedBloomFilter>);
+
+#if defined(__x86_64__)
+namespace internal {
+// The lane mask of hash h: lane j < k gets bit (lo32(h) * kSalt[j]) >> 27.
+[[gnu::target("avx2"), gnu::always_inline]] inline __m256i Lanes256MaskAvx2(std::uint64_t h, const std::uint32_t* salts,
+                                                                            const std::uint32_t* ones) noexcept {
+  const __m256i x = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h)));
+  const __m256i bits =
+      _mm256_srli_epi32(_mm256_mullo_epi32(x, _mm256_load_si256(reinterpret_cast<const __m256i*>(salts))), 27);
+  return _mm256_sllv_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(ones)), bits);
+}
+}  // namespace internal
+
+[[gnu::target("avx2"), gnu::always_inline]] inline bool BlockedBloomFilter::ContainsShortAvx2(
+    std::uint64_t h) const noexcept {
+  const auto* block = reinterpret_cast<const __m256i*>(words_.data() + FastRange64(h, num_blocks_) * 4);
+  return _mm256_testc_si256(_mm256_load_si256(block), internal::Lanes256MaskAvx2(h, lane_salts_, lane_ones_)) != 0;
+}
+
+[[gnu::target("avx2"), gnu::always_inline]] inline bool BlockedBloomFilter::InsertShortAvx2(std::uint64_t h) noexcept {
+  auto* block = reinterpret_cast<__m256i*>(words_.data() + FastRange64(h, num_blocks_) * 4);
+  const __m256i mask = internal::Lanes256MaskAvx2(h, lane_salts_, lane_ones_);
+  const __m256i old = _mm256_load_si256(block);
+  _mm256_store_si256(block, _mm256_or_si256(old, mask));
+  const bool fresh = _mm256_testc_si256(old, mask) == 0;
+  count_ += fresh ? 1 : 0;
+  return fresh;
+}
+#endif
 
 }  // namespace bloomkit

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "blocked_inline_library.h"
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/hash.h"
 
@@ -59,6 +60,40 @@ TEST(BlockedInlineTest, InlineAddAndQueryMatchTheLibrary) {
     EXPECT_LT(hits, probes.size());  // and some miss: the comparison saw both answers
     for (const auto& key : keys) ASSERT_TRUE(inline_adds.MayContain(key));
   }
+}
+
+// A program whose translation units are compiled with and without AVX2 links two
+// different Add and MayContain functions, each with one definition: if they were one
+// inline function compiled two ways, the linker would keep one copy for every caller.
+TEST(BlockedInlineTest, CallersWithAndWithoutAvx2LinkDifferentFunctions) {
+  const inline_test::BlockedMayContainFn may_contain = &BlockedBloomFilter::MayContain;
+  const inline_test::BlockedAddFn add = &BlockedBloomFilter::Add;
+  const inline_test::BlockedMayContainFn library_may_contain = inline_test::LibraryCallerMayContain();
+  const inline_test::BlockedAddFn library_add = inline_test::LibraryCallerAdd();
+  EXPECT_NE(may_contain, library_may_contain);
+  EXPECT_NE(add, library_add);
+  if (!BlockedBloomFilter::UsesAvx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+
+  // Through the functions themselves (not inlined here): the same bits and answers.
+  const BloomOptions options{.capacity = 1000, .fp_rate = 0.01, .blocked_layout = BlockedLayout::kLanes256};
+  BlockedBloomFilter a = Make(options);
+  BlockedBloomFilter b = Make(options);
+  ASSERT_EQ(a.hash_id(), kHashIdShort64);
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    const IntegerKey key(i * 0x9e3779b97f4a7c15ULL);
+    ASSERT_TRUE((a.*add)(key).ok());
+    ASSERT_TRUE((b.*library_add)(key).ok());
+  }
+  ASSERT_EQ(a, b);
+  std::size_t hits = 0;
+  for (std::uint64_t i = 0; i < 20000; ++i) {
+    const IntegerKey key(i * 0x9e3779b97f4a7c15ULL);
+    const bool answer = (a.*may_contain)(key);
+    ASSERT_EQ(answer, (a.*library_may_contain)(key)) << i;
+    hits += answer ? 1U : 0U;
+  }
+  EXPECT_GE(hits, 1000U);
+  EXPECT_LT(hits, 20000U);
 }
 
 }  // namespace
