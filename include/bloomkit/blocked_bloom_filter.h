@@ -23,17 +23,30 @@
 // the classic one for the same rate. Sizing uses the exact Poisson mixture (sizing.h).
 //
 // A second layout, BlockedLayout::kLanes256 (BloomOptions::blocked_layout), trades ~4%
-// more bits at 1% for about half the time per key: one 64-bit XXH3-64 hash h per key,
-// block FastRange64(h, num_blocks) of 256 bits, and one bit in each 32-bit lane j < k:
+// more bits at 1% for about half the time per key: one 64-bit hash h per key (hash id
+// 4, HashKeyShort64, for new filters; hash id 3, XXH3-64, on request and in older
+// files), block FastRange64(h, num_blocks) of 256 bits, and one bit in each 32-bit lane
+// j < k:
 //
 //   +------+------+------+------+------+------+------+------+
 //   |lane 0|lane 1|lane 2|lane 3|lane 4|lane 5|lane 6|lane 7|  256 bits (4 words)
 //   +------+------+------+------+------+------+------+------+
 //   lane j gets bit ((lo32(h) * kSalt[j]) >> 27), k = 1..8
 //
-// One block load, one SIMD compare. Its files carry hash id 3 and params[2] = 1
+// One block load, one SIMD compare. Its files carry hash id 4 or 3 and params[2] = 1
 // (docs/FORMAT.md). A caller's hash (AddHash) passes through the SplitMix64 finalizer;
 // a HashPair's h1 is used as the 64-bit hash.
+//
+// Code compiled with AVX2 enabled (-mavx2, -march=x86-64-v3 or newer) runs the
+// single-key Add and MayContain of such a filter with hash id 4 and keys of up to 8
+// bytes inline, in the caller's loop: hash, block and probe are a dozen instructions,
+// and independent lookups overlap in the out-of-order core. Other code calls the
+// library, which picks its AVX2 or portable kernels at run time; both give the same
+// bits. The two are different functions: Add and MayContain are templates on
+// CallerIsa whose default is the caller's instruction set, so a program that mixes
+// translation units compiled with and without AVX2 links Add<CallerIsa::kAvx2> and
+// Add<CallerIsa::kLibrary>, each with one definition, and never runs AVX2 code for a
+// caller compiled without it.
 #pragma once
 
 #include <array>
@@ -42,6 +55,10 @@
 #include <span>
 #include <string_view>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "bloomkit/byte_sink.h"
 #include "bloomkit/byte_source.h"
@@ -65,6 +82,22 @@ enum class WordOp : int;
 class ConcurrentBlockedBloomFilter;
 class FilterReader;
 
+// The single-key path a caller of BlockedBloomFilter::Add and MayContain is compiled
+// for: kAvx2 runs the probe of a kLanes256 filter with hash id 4 inline (x86 code
+// compiled with AVX2 only), kLibrary calls the library's run-time dispatched kernels.
+enum class CallerIsa : std::uint8_t { kLibrary, kAvx2 };
+
+namespace internal {
+// The default CallerIsa of this translation unit. It has internal linkage (a
+// namespace-scope constexpr variable) and names a different specialization of Add and
+// MayContain under different compiler flags, which is what keeps them apart.
+#if defined(__x86_64__) && defined(__AVX2__)
+constexpr CallerIsa kThisCallerIsa = CallerIsa::kAvx2;
+#else
+constexpr CallerIsa kThisCallerIsa = CallerIsa::kLibrary;
+#endif
+}  // namespace internal
+
 // The verbs are filter.h's; only the blocked-specific ones are described here.
 class BlockedBloomFilter {
  public:
@@ -86,13 +119,28 @@ class BlockedBloomFilter {
   // (the blocks as a view of the filter's own memory); false if the sink stopped early.
   bool SerializeTo(ByteSink sink) const noexcept;
 
-  // Never fail (always ok). Inline, so that the caller sees the constant status.
-  Status Add(std::string_view key) noexcept {
+  // Never fail (always ok). Inline, so that the caller sees the constant status. kIsa
+  // is left to its default (see CallerIsa above); both specializations set and read the
+  // same bits.
+  template <CallerIsa kIsa = internal::kThisCallerIsa>
+  [[gnu::always_inline]] Status Add(std::string_view key) noexcept {
+    if constexpr (kIsa == CallerIsa::kAvx2) {
+      if (inline_short_keys_ && key.size() <= 8) {
+        static_cast<void>(InsertShortAvx2(HashShortKey(key)));
+        return {};
+      }
+    }
     static_cast<void>(InsertKey(key));
     return {};
   }
   Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
-  [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
+  template <CallerIsa kIsa = internal::kThisCallerIsa>
+  [[nodiscard]] [[gnu::always_inline]] bool MayContain(std::string_view key) const noexcept {
+    if constexpr (kIsa == CallerIsa::kAvx2) {
+      if (inline_short_keys_ && key.size() <= 8) return ContainsShortAvx2(HashShortKey(key));
+    }
+    return ContainsKey(key);
+  }
 
   Status AddHash(std::uint64_t hash) noexcept {
     static_cast<void>(InsertHash(hash));
@@ -123,6 +171,8 @@ class BlockedBloomFilter {
   }
   [[nodiscard]] std::uint64_t num_blocks() const noexcept { return num_blocks_; }
   [[nodiscard]] std::uint32_t num_hashes() const noexcept { return num_hashes_; }
+  // kHashIdXxh3DoubleHashing (512-bit blocks), kHashIdShort64 or kHashIdXxh3x64.
+  [[nodiscard]] std::uint16_t hash_id() const noexcept { return hash_id_; }
   [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
   [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
@@ -151,11 +201,19 @@ class BlockedBloomFilter {
   // read from `source` into owned words, or borrowed in place (as BloomFilter::FromPayload).
   static Result<BlockedBloomFilter> FromPayload(const FileHeader& header, std::span<const std::byte> mapped,
                                                 const ByteSource* source);
-  BlockedBloomFilter(BlockedLayout layout, std::uint64_t num_blocks, std::uint32_t num_hashes, std::uint64_t capacity,
-                     double fp_rate, WordArray words) noexcept;
+  BlockedBloomFilter(BlockedLayout layout, std::uint16_t hash_id, std::uint64_t num_blocks, std::uint32_t num_hashes,
+                     std::uint64_t capacity, double fp_rate, WordArray words) noexcept;
   [[nodiscard]] bool lanes() const noexcept { return layout_ == BlockedLayout::kLanes256; }
   // Add and AddIfAbsent, AddHash and AddHashIfAbsent: true if the key was new.
   bool InsertKey(std::string_view key) noexcept;
+  // MayContain through the library.
+  [[nodiscard]] bool ContainsKey(std::string_view key) const noexcept;
+  // kLanes256 with hash id 4: the probe of hash h in the caller's code (the kernels of
+  // blocked_lanes.cc compute the same bits). AVX2 functions, inlined only into code
+  // compiled with AVX2 (Add<kAvx2>, MayContain<kAvx2>); declared everywhere so that
+  // those templates parse, defined on x86-64.
+  [[nodiscard]] bool ContainsShortAvx2(std::uint64_t h) const noexcept;
+  bool InsertShortAvx2(std::uint64_t h) noexcept;
   bool InsertHash(std::uint64_t hash) noexcept;
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BlockedBloomFilter& other, std::string_view operation, internal::WordOp op);
@@ -169,6 +227,9 @@ class BlockedBloomFilter {
 
   // Lane enables of the bit pattern: word 8r + j is all-ones when probe 8r + j < k.
   alignas(64) std::uint64_t lane_enable_[16] = {};
+  // kLanes256: the salts of lanes 0..7 and a 1 in each lane j < k (the inline probe).
+  alignas(32) std::uint32_t lane_salts_[8] = {};
+  alignas(32) std::uint32_t lane_ones_[8] = {};
   // The operations for this k on this CPU (AVX2 or portable), chosen at creation.
   const internal::BlockedOps* ops_ = nullptr;
   // kLanes256 only: its operations for this k on this CPU.
@@ -180,8 +241,40 @@ class BlockedBloomFilter {
   double fp_rate_ = 0;
   std::uint32_t num_hashes_ = 0;
   BlockedLayout layout_ = BlockedLayout::kLines512;
+  std::uint16_t hash_id_ = kHashIdXxh3DoubleHashing;
+  // kLanes256 with hash id 4: keys of up to 8 bytes may take the inline probe.
+  bool inline_short_keys_ = false;
 };
 
 static_assert(MergeableFilter<BlockedBloomFilter>);
+
+#if defined(__x86_64__)
+namespace internal {
+// The lane mask of hash h: lane j < k gets bit (lo32(h) * kSalt[j]) >> 27.
+[[gnu::target("avx2"), gnu::always_inline]] inline __m256i Lanes256MaskAvx2(std::uint64_t h, const std::uint32_t* salts,
+                                                                            const std::uint32_t* ones) noexcept {
+  const __m256i x = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h)));
+  const __m256i bits =
+      _mm256_srli_epi32(_mm256_mullo_epi32(x, _mm256_load_si256(reinterpret_cast<const __m256i*>(salts))), 27);
+  return _mm256_sllv_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(ones)), bits);
+}
+}  // namespace internal
+
+[[gnu::target("avx2"), gnu::always_inline]] inline bool BlockedBloomFilter::ContainsShortAvx2(
+    std::uint64_t h) const noexcept {
+  const auto* block = reinterpret_cast<const __m256i*>(words_.data() + FastRange64(h, num_blocks_) * 4);
+  return _mm256_testc_si256(_mm256_load_si256(block), internal::Lanes256MaskAvx2(h, lane_salts_, lane_ones_)) != 0;
+}
+
+[[gnu::target("avx2"), gnu::always_inline]] inline bool BlockedBloomFilter::InsertShortAvx2(std::uint64_t h) noexcept {
+  auto* block = reinterpret_cast<__m256i*>(words_.data() + FastRange64(h, num_blocks_) * 4);
+  const __m256i mask = internal::Lanes256MaskAvx2(h, lane_salts_, lane_ones_);
+  const __m256i old = _mm256_load_si256(block);
+  _mm256_store_si256(block, _mm256_or_si256(old, mask));
+  const bool fresh = _mm256_testc_si256(old, mask) == 0;
+  count_ += fresh ? 1 : 0;
+  return fresh;
+}
+#endif
 
 }  // namespace bloomkit

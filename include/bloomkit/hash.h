@@ -20,6 +20,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <concepts>
 #include <cstdint>
 #include <cstring>
@@ -33,6 +34,10 @@ inline constexpr std::uint16_t kHashIdXxh3DoubleHashing = 1;
 // one 64-bit XXH3-64 hash of the key with kHashSeed, which picks the block and the bit of
 // every lane (blocked_bloom_filter.h). Defined only for that layout.
 inline constexpr std::uint16_t kHashIdXxh3x64 = 3;
+// Identifies the short-key hash of blocked filters with 256-bit blocks, the default for
+// new ones: HashKeyShort64 (below), one 64-bit hash per key used as hash id 3 uses its
+// XXH3-64. Keys of up to 8 bytes cost one multiply instead of XXH3's three.
+inline constexpr std::uint16_t kHashIdShort64 = 4;
 // The seed of XXH3-128, the ASCII bytes of "bloomkit" read as a big-endian number.
 inline constexpr std::uint64_t kHashSeed = 0x626c6f6f6d6b6974ULL;
 // The hash scheme of the RedisBloom-compatible kinds (redisbloom.h): RedisBloom's
@@ -52,6 +57,61 @@ HashPair HashKey(std::string_view key) noexcept;
 // XXH3-64 of the key's bytes with kHashSeed (hash id 3).
 std::uint64_t HashKey64(std::string_view key) noexcept;
 
+__extension__ using Uint128 = unsigned __int128;
+
+// The xor of the high and low halves of the 128-bit product a * b.
+constexpr std::uint64_t Mulx64(std::uint64_t a, std::uint64_t b) noexcept {
+  const Uint128 p = static_cast<Uint128>(a) * b;
+  return static_cast<std::uint64_t>(p) ^ static_cast<std::uint64_t>(p >> 64);
+}
+
+// The multiplier and the length salt of HashKeyShort64: 2^64 / golden ratio and the
+// first SplitMix64 multiplier, both odd.
+inline constexpr std::uint64_t kShortKeyMultiplier = 0x9e3779b97f4a7c15ULL;
+inline constexpr std::uint64_t kShortKeyLengthSalt = 0xbf58476d1ce4e5b9ULL;
+
+// HashKeyShort64 of a key of at most 8 bytes (hash id 4): the key's bytes read as a
+// little-endian integer v (zero-extended), then
+//
+//   x = v ^ kHashSeed ^ (len * kShortKeyLengthSalt)
+//   h = Mulx64(Mulx64(x, kShortKeyMultiplier), kShortKeyLengthSalt)
+//
+// (one multiply-fold alone is too regular on sequential integers: hash_quality_test).
+// The length term keeps "ab" and "ab\0" apart. Inline, so that a caller's loop holds
+// the whole lookup.
+inline std::uint64_t HashShortKey(std::string_view key) noexcept {
+  const std::size_t n = key.size();
+  const auto* p = reinterpret_cast<const unsigned char*>(key.data());
+  const auto mix = [](std::uint64_t x) { return Mulx64(Mulx64(x, kShortKeyMultiplier), kShortKeyLengthSalt); };
+  if (n == 8) [[likely]] {
+    // The common case (IntegerKey, 64-bit ids) with its length term folded in.
+    std::uint64_t v = 0;
+    std::memcpy(&v, p, 8);
+    if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+    return mix(v ^ (kHashSeed ^ (8 * kShortKeyLengthSalt)));
+  }
+  std::uint64_t v = 0;
+  if (n >= 4) {
+    // Two overlapping 4-byte reads: bytes 0..3 and n-4..n-1 at their own positions.
+    std::uint32_t lo = 0;
+    std::uint32_t hi = 0;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    if constexpr (std::endian::native == std::endian::big) {
+      lo = __builtin_bswap32(lo);
+      hi = __builtin_bswap32(hi);
+    }
+    v = lo | (std::uint64_t{hi} << (8 * (n - 4)));
+  } else if (n > 0) {
+    v = std::uint64_t{p[0]} | (std::uint64_t{p[n / 2]} << (8 * (n / 2))) | (std::uint64_t{p[n - 1]} << (8 * (n - 1)));
+  }
+  return mix(v ^ kHashSeed ^ (n * kShortKeyLengthSalt));
+}
+
+// Hash id 4: HashShortKey for keys of up to 8 bytes, XXH3-64 with kHashSeed (as
+// HashKey64) for longer ones.
+std::uint64_t HashKeyShort64(std::string_view key) noexcept;
+
 // Expands a caller-supplied 64-bit hash (AddHash/MayContainHash) to a HashPair:
 // h1 = hash, h2 = the SplitMix64 finalizer of hash + golden ratio. A filter fed through
 // AddHash must be queried through MayContainHash with the same hash function.
@@ -64,7 +124,6 @@ constexpr HashPair ExpandHash(std::uint64_t hash) noexcept {
 
 // Maps a uniformly distributed 64-bit value to [0, range) with one 128-bit multiply
 // (Lemire 2019), which is faster than `%` and unbiased enough for any range < 2^64.
-__extension__ using Uint128 = unsigned __int128;
 constexpr std::uint64_t FastRange64(std::uint64_t x, std::uint64_t range) noexcept {
   return static_cast<std::uint64_t>((static_cast<Uint128>(x) * range) >> 64);
 }

@@ -36,7 +36,8 @@ enum class BlockedLayout : std::uint8_t {
   // 512-bit blocks of eight 64-bit lanes, 1..16 bits per key, XXH3-128 (hash id 1).
   kLines512 = 0,
   // 256-bit blocks of eight 32-bit lanes, one bit in each of k <= 8 lanes, one 64-bit
-  // XXH3-64 hash per key (hash id 3): about half the time per key, ~4% more bits at 1%.
+  // hash per key (hash id 4, or 3: XXH3-64): about half the time per key, ~4% more
+  // bits at 1%.
   kLanes256 = 1,
 };
 
@@ -56,6 +57,10 @@ struct BloomOptions {
   std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes;
   // Blocked filters only: the block layout (other kinds ignore it).
   BlockedLayout blocked_layout = BlockedLayout::kLines512;
+  // The hash id (hash.h). Blocked filters of 256-bit blocks: kHashIdShort64 or
+  // kHashIdXxh3x64, and 0 picks kHashIdShort64. Classic and 512-bit blocked filters:
+  // 0 or kHashIdXxh3DoubleHashing, their only hash.
+  std::uint16_t hash_id = 0;
 };
 
 struct SaveOptions {

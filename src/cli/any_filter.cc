@@ -39,8 +39,10 @@ Result<BloomFilter> CreateAs(std::type_identity<BloomFilter> /*tag*/, const Crea
 }
 
 Result<BlockedBloomFilter> CreateAs(std::type_identity<BlockedBloomFilter> /*tag*/, const CreateSpec& s) {
-  return BlockedBloomFilter::Create(
-      {.capacity = s.capacity, .fp_rate = s.fp_rate, .max_memory_bytes = s.max_memory_bytes});
+  return BlockedBloomFilter::Create({.capacity = s.capacity,
+                                     .fp_rate = s.fp_rate,
+                                     .max_memory_bytes = s.max_memory_bytes,
+                                     .blocked_layout = s.blocked_layout});
 }
 
 Result<CountingBloomFilter> CreateAs(std::type_identity<CountingBloomFilter> /*tag*/, const CreateSpec& s) {

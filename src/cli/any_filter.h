@@ -46,9 +46,10 @@ struct CreateSpec {
   std::uint64_t capacity = 0;
   double fp_rate = 0.01;
   std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes;
-  std::uint32_t growth = 2;       // scalable: each stage this many times the last
-  std::uint32_t bucket_size = 4;  // cuckoo
-  std::uint32_t expansion = 1;    // cuckoo: 0 = never grow
+  std::uint32_t growth = 2;                                 // scalable: each stage this many times the last
+  std::uint32_t bucket_size = 4;                            // cuckoo
+  std::uint32_t expansion = 1;                              // cuckoo: 0 = never grow
+  BlockedLayout blocked_layout = BlockedLayout::kLines512;  // blocked
 };
 
 // Everything `bloomkit info` shows, for any kind.

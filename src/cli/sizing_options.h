@@ -23,6 +23,7 @@ struct SizingOptions {
   std::string growth = "2";
   std::string bucket_size = "4";
   std::string expansion = "1";
+  std::string block_bits = "512";
   bool compress = false;
 };
 

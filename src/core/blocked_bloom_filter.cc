@@ -30,17 +30,24 @@ std::uint64_t CeilDiv(std::uint64_t a, std::uint64_t b) {
 
 }  // namespace
 
-BlockedBloomFilter::BlockedBloomFilter(BlockedLayout layout, std::uint64_t num_blocks, std::uint32_t num_hashes,
-                                       std::uint64_t capacity, double fp_rate, WordArray words) noexcept
+BlockedBloomFilter::BlockedBloomFilter(BlockedLayout layout, std::uint16_t hash_id, std::uint64_t num_blocks,
+                                       std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
+                                       WordArray words) noexcept
     : ops_(&internal::BestBlockedOps(num_hashes)),
-      lanes_ops_(layout == BlockedLayout::kLanes256 ? &internal::BestLanesOps(num_hashes) : nullptr),
+      lanes_ops_(layout == BlockedLayout::kLanes256 ? &internal::BestLanesOps(num_hashes, hash_id) : nullptr),
       words_(std::move(words)),
       num_blocks_(num_blocks),
       capacity_(capacity),
       fp_rate_(fp_rate),
       num_hashes_(num_hashes),
-      layout_(layout) {
+      layout_(layout),
+      hash_id_(hash_id),
+      inline_short_keys_(layout == BlockedLayout::kLanes256 && hash_id == kHashIdShort64) {
   internal::MakeLaneEnable(num_hashes_, lane_enable_);
+  for (std::uint32_t j = 0; j < 8; ++j) {
+    lane_salts_[j] = internal::kBlockSalts[j];
+    lane_ones_[j] = j < num_hashes_ ? 1 : 0;
+  }
 }
 
 bool BlockedBloomFilter::UsesAvx2() noexcept {
@@ -60,6 +67,20 @@ Result<BlockedBloomFilter> BlockedBloomFilter::Create(const BloomOptions& option
   }
   const bool lanes = layout == BlockedLayout::kLanes256;
   const std::uint64_t block_bits = lanes ? 256 : kBlockBits;
+  std::uint16_t hash_id = options.hash_id;
+  if (lanes) {
+    if (hash_id == 0) hash_id = kHashIdShort64;
+    if (hash_id != kHashIdShort64 && hash_id != kHashIdXxh3x64) {
+      return MakeError(ErrorCode::kInvalidArgument, "hash id ", hash_id,
+                       " is not 4 (short-key hash) or 3 (XXH3-64) for blocked filters of 256-bit blocks");
+    }
+  } else {
+    if (hash_id == 0) hash_id = kHashIdXxh3DoubleHashing;
+    if (hash_id != kHashIdXxh3DoubleHashing) {
+      return MakeError(ErrorCode::kInvalidArgument, "hash id ", hash_id,
+                       " is not 1 (XXH3-128), the only hash of blocked filters of 512-bit blocks");
+    }
+  }
   if (options.num_bits != 0 || options.num_hashes != 0) {
     if (auto st = internal::ValidateExplicit(options, lanes ? kMaxLanes256NumHashes : kMaxBlockedNumHashes); !st.ok()) {
       return st.error();
@@ -87,7 +108,7 @@ Result<BlockedBloomFilter> BlockedBloomFilter::Create(const BloomOptions& option
   if (!words.ok()) {
     return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", num_blocks * block_bits / 8, " bytes");
   }
-  return BlockedBloomFilter(layout, num_blocks, num_hashes, capacity, fp_rate, std::move(words));
+  return BlockedBloomFilter(layout, hash_id, num_blocks, num_hashes, capacity, fp_rate, std::move(words));
 }
 
 internal::BlockedWords BlockedBloomFilter::View() const noexcept {
@@ -119,7 +140,7 @@ inline bool BlockedBloomFilter::InsertAt(HashPair hash) noexcept {
   return internal::UseKeyHash(key, [this](HashPair h) { return InsertAt(h); });
 }
 
-[[gnu::flatten]] bool BlockedBloomFilter::MayContain(std::string_view key) const noexcept {
+[[gnu::flatten]] bool BlockedBloomFilter::ContainsKey(std::string_view key) const noexcept {
   if (lanes()) return lanes_ops_->contains_key(words_.data(), num_blocks_, key);
   return internal::UseKeyHash(key, [this](HashPair h) { return ContainsAt(h); });
 }
@@ -179,6 +200,10 @@ Status BlockedBloomFilter::Combine(const BlockedBloomFilter& other, std::string_
     return internal::MakeError(ErrorCode::kIncompatible, "cannot ", operation, " blocked filters of ", block_bits(),
                                "-bit and ", other.block_bits(), "-bit blocks");
   }
+  if (hash_id_ != other.hash_id_) {
+    return internal::MakeError(ErrorCode::kIncompatible, "cannot ", operation, " blocked filters of hash ids ",
+                               hash_id_, " and ", other.hash_id_, ": their keys set different bits");
+  }
   auto st = internal::CombineWords(operation, "blocked filters", {num_bits(), num_hashes_},
                                    {other.num_bits(), other.num_hashes_}, words_.span(), other.words_.span(), op);
   if (st.ok()) count_ = EstimatedCount();
@@ -201,10 +226,15 @@ Status BlockedBloomFilter::MergeFrom(FilterReader& reader) {
     return MakeError(ErrorCode::kIncompatible, "cannot merge blocked filters of ", block_bits(), "-bit and ",
                      h.params[2] == 1 ? 256 : 512, "-bit blocks");
   }
-  const std::uint16_t hash_id = lanes() ? kHashIdXxh3x64 : kHashIdXxh3DoubleHashing;
-  if (h.hash_id != hash_id) {
+  if (h.hash_id != hash_id_) {
+    const bool layout_hash =
+        lanes() ? (h.hash_id == kHashIdShort64 || h.hash_id == kHashIdXxh3x64) : h.hash_id == kHashIdXxh3DoubleHashing;
+    if (layout_hash) {
+      return MakeError(ErrorCode::kIncompatible, "cannot merge blocked filters of hash ids ", hash_id_, " and ",
+                       h.hash_id, ": their keys set different bits");
+    }
     return MakeError(ErrorCode::kUnknownHash, "hash id ", h.hash_id, " does not match block layout ", h.params[2],
-                     " (which uses hash id ", hash_id, ")");
+                     " (which uses hash id ", lanes() ? "4 or 3" : "1", ")");
   }
   std::uint64_t their_bits = 0;
   if (!internal::CheckedMul(h.params[0], block_bits(), &their_bits)) their_bits = 0;
@@ -297,15 +327,16 @@ double BlockedBloomFilter::ExpectedFpRate() const noexcept {
 }
 
 bool operator==(const BlockedBloomFilter& a, const BlockedBloomFilter& b) noexcept {
-  if (a.layout_ != b.layout_ || a.num_blocks_ != b.num_blocks_ || a.num_hashes_ != b.num_hashes_ ||
-      a.capacity_ != b.capacity_ || a.count_ != b.count_ || a.fp_rate_ != b.fp_rate_) {
+  if (a.layout_ != b.layout_ || a.hash_id_ != b.hash_id_ || a.num_blocks_ != b.num_blocks_ ||
+      a.num_hashes_ != b.num_hashes_ || a.capacity_ != b.capacity_ || a.count_ != b.count_ ||
+      a.fp_rate_ != b.fp_rate_) {
     return false;
   }
   return std::equal(a.words_.span().begin(), a.words_.span().end(), b.words_.span().begin());
 }
 
 // Payload: num_blocks * 8 (kLanes256: * 4) little-endian words; params[0] = num_blocks,
-// params[1] = num_hashes, params[2] = layout (0 or 1). kLanes256 files carry hash id 3.
+// params[1] = num_hashes, params[2] = layout (0 or 1). kLanes256 files carry hash id 4 or 3.
 std::vector<std::byte> BlockedBloomFilter::Serialize(const SaveOptions& options) const {
   return internal::CollectFile([this](ByteSink sink) { return SerializeTo(sink); }, options);
 }
@@ -313,7 +344,7 @@ std::vector<std::byte> BlockedBloomFilter::Serialize(const SaveOptions& options)
 bool BlockedBloomFilter::SerializeTo(ByteSink sink) const noexcept {
   FileHeader header;
   header.kind = kKind;
-  header.hash_id = lanes() ? kHashIdXxh3x64 : kHashIdXxh3DoubleHashing;
+  header.hash_id = hash_id_;
   header.params[2] = static_cast<std::uint64_t>(layout_);
   header.capacity = capacity_;
   header.count = count_;
@@ -349,10 +380,11 @@ Result<BlockedBloomFilter> BlockedBloomFilter::FromPayload(const FileHeader& h, 
   }
   const auto layout = static_cast<BlockedLayout>(layout_value);
   const bool lanes = layout == BlockedLayout::kLanes256;
-  const std::uint16_t hash_id = lanes ? kHashIdXxh3x64 : kHashIdXxh3DoubleHashing;
-  if (h.hash_id != hash_id) {
+  const bool hash_fits =
+      lanes ? (h.hash_id == kHashIdShort64 || h.hash_id == kHashIdXxh3x64) : h.hash_id == kHashIdXxh3DoubleHashing;
+  if (!hash_fits) {
     return MakeError(ErrorCode::kUnknownHash, "hash id ", h.hash_id, " does not match block layout ", layout_value,
-                     " (which uses hash id ", hash_id, ")");
+                     " (which uses hash id ", lanes ? "4 or 3" : "1", ")");
   }
   const std::uint32_t max_hashes = lanes ? kMaxLanes256NumHashes : kMaxBlockedNumHashes;
   const std::uint64_t block_bytes = lanes ? 32 : 64;
@@ -377,8 +409,8 @@ Result<BlockedBloomFilter> BlockedBloomFilter::FromPayload(const FileHeader& h, 
     if (!words.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", expected, " bytes");
     if (Status st = internal::ReadWordsLE(*source, words.span()); !st.ok()) return std::move(st).error();
   }
-  BlockedBloomFilter filter(layout, num_blocks, static_cast<std::uint32_t>(num_hashes), h.capacity, h.fp_rate,
-                            std::move(words));
+  BlockedBloomFilter filter(layout, h.hash_id, num_blocks, static_cast<std::uint32_t>(num_hashes), h.capacity,
+                            h.fp_rate, std::move(words));
   filter.count_ = h.count;
   return filter;
 }

@@ -72,7 +72,18 @@ struct Avx2Lanes {
 constexpr std::size_t kSmallGroup = kBatchGroup;
 constexpr std::size_t kLargeGroup = 64;
 
-template <typename Probe>
+// The key hashes of the layout: hash id 3 and hash id 4.
+struct Xxh3KeyHash {
+  static std::uint64_t Of(std::string_view key) noexcept { return HashKey64Inline(key); }
+  // Keys above this length take the out-of-line single-key path.
+  static constexpr std::size_t kInlineBytes = 16;
+};
+struct ShortKeyHash {
+  static std::uint64_t Of(std::string_view key) noexcept { return HashKeyShort64Inline(key); }
+  static constexpr std::size_t kInlineBytes = 8;
+};
+
+template <typename Probe, typename KeyHash>
 struct LaneOpsOf {
   static std::uint64_t* BlockOf(const std::uint64_t* words, std::uint64_t num_blocks, std::uint64_t h) noexcept {
     return const_cast<std::uint64_t*>(words) + FastRange64(h, num_blocks) * kLaneWordsPerBlock;
@@ -84,10 +95,10 @@ struct LaneOpsOf {
     return Probe::Contains(BlockOf(words, num_blocks, h), h);
   }
   static bool InsertKey(std::uint64_t* words, std::uint64_t num_blocks, std::string_view key) noexcept {
-    return InsertHash(words, num_blocks, HashKey64Inline(key));
+    return InsertHash(words, num_blocks, KeyHash::Of(key));
   }
   static bool ContainsKey(const std::uint64_t* words, std::uint64_t num_blocks, std::string_view key) noexcept {
-    return ContainsHash(words, num_blocks, HashKey64Inline(key));
+    return ContainsHash(words, num_blocks, KeyHash::Of(key));
   }
 
   // Hashes a group, prefetches its blocks, then visits each (index, hash).
@@ -131,12 +142,12 @@ struct LaneOpsOf {
 
   static std::uint64_t InsertKeys(std::uint64_t* words, std::uint64_t num_blocks,
                                   std::span<const std::string_view> keys) noexcept {
-    return InsertAll(words, num_blocks, keys, [](std::string_view k) { return HashKey64Inline(k); });
+    return InsertAll(words, num_blocks, keys, [](std::string_view k) { return KeyHash::Of(k); });
   }
   static std::size_t ContainsKeys(const std::uint64_t* words, std::uint64_t num_blocks,
                                   std::span<const std::string_view> keys, bool* out) noexcept {
     return ContainsAll(
-        words, num_blocks, keys, [](std::string_view k) { return HashKey64Inline(k); }, out);
+        words, num_blocks, keys, [](std::string_view k) { return KeyHash::Of(k); }, out);
   }
   static std::uint64_t InsertHashes(std::uint64_t* words, std::uint64_t num_blocks,
                                     std::span<const std::uint64_t> hashes) noexcept {
@@ -149,11 +160,12 @@ struct LaneOpsOf {
   }
 };
 
-// Single keys of up to 16 bytes (integer ids, short tokens) take a path with the hash
-// inline and no call, so it needs no stack frame; longer keys jump to a second copy.
-template <typename Probe>
+// Single keys of up to KeyHash::kInlineBytes (integer ids, short tokens) take a path
+// with the hash inline and no call, so it needs no stack frame; longer keys jump to a
+// second copy.
+template <typename Probe, typename KeyHash>
 struct PortableEntry {
-  using O = LaneOpsOf<Probe>;
+  using O = LaneOpsOf<Probe, KeyHash>;
   [[gnu::noinline]] static bool InsertLongKey(std::uint64_t* w, std::uint64_t nb, std::string_view key) noexcept {
     return O::InsertKey(w, nb, key);
   }
@@ -162,40 +174,42 @@ struct PortableEntry {
     return O::ContainsKey(w, nb, key);
   }
   static bool InsertKey(std::uint64_t* w, std::uint64_t nb, std::string_view key) noexcept {
-    if (key.size() > 16) [[unlikely]] {
+    if (key.size() > KeyHash::kInlineBytes) [[unlikely]] {
       return InsertLongKey(w, nb, key);
     }
     return O::InsertKey(w, nb, key);
   }
   static bool ContainsKey(const std::uint64_t* w, std::uint64_t nb, std::string_view key) noexcept {
-    if (key.size() > 16) [[unlikely]] {
+    if (key.size() > KeyHash::kInlineBytes) [[unlikely]] {
       return ContainsLongKey(w, nb, key);
     }
     return O::ContainsKey(w, nb, key);
   }
 };
 
-template <typename Probe>
+template <typename Probe, typename KeyHash>
 constexpr LanesOps MakePortable() noexcept {
-  using O = LaneOpsOf<Probe>;
-  using E = PortableEntry<Probe>;
+  using O = LaneOpsOf<Probe, KeyHash>;
+  using E = PortableEntry<Probe, KeyHash>;
   return LanesOps{&E::InsertKey,  &E::ContainsKey,  &O::InsertHash,   &O::ContainsHash,
                   &O::InsertKeys, &O::ContainsKeys, &O::InsertHashes, &O::ContainsHashes};
 }
 
-template <std::size_t... kI>
+template <typename KeyHash, std::size_t... kI>
 constexpr auto PortableTable(std::index_sequence<kI...>) noexcept {
-  return std::array<LanesOps, sizeof...(kI)>{MakePortable<PortableLanes<static_cast<std::uint32_t>(kI + 1)>>()...};
+  return std::array<LanesOps, sizeof...(kI)>{
+      MakePortable<PortableLanes<static_cast<std::uint32_t>(kI + 1)>, KeyHash>()...};
 }
-constexpr auto kPortableLanes = PortableTable(std::make_index_sequence<kMaxLaneHashes>());
+constexpr auto kPortableLanes = PortableTable<Xxh3KeyHash>(std::make_index_sequence<kMaxLaneHashes>());
+constexpr auto kPortableLanesShort = PortableTable<ShortKeyHash>(std::make_index_sequence<kMaxLaneHashes>());
 
 #ifdef BLOOMKIT_X86
 
 // Entry points compiled for AVX2: `flatten` inlines hash, block choice and probe (and
 // a batch's loop) into one AVX2 function.
-template <std::uint32_t kK>
+template <std::uint32_t kK, typename KeyHash>
 struct Avx2Entry {
-  using O = LaneOpsOf<Avx2Lanes<kK>>;
+  using O = LaneOpsOf<Avx2Lanes<kK>, KeyHash>;
   [[gnu::target("avx2"), gnu::flatten, gnu::noinline]] static bool InsertLongKey(std::uint64_t* w, std::uint64_t nb,
                                                                                  std::string_view key) noexcept {
     return O::InsertKey(w, nb, key);
@@ -207,14 +221,14 @@ struct Avx2Entry {
   }
   [[gnu::target("avx2"), gnu::flatten]] static bool InsertKey(std::uint64_t* w, std::uint64_t nb,
                                                               std::string_view key) noexcept {
-    if (key.size() > 16) [[unlikely]] {
+    if (key.size() > KeyHash::kInlineBytes) [[unlikely]] {
       return InsertLongKey(w, nb, key);
     }
     return O::InsertKey(w, nb, key);
   }
   [[gnu::target("avx2"), gnu::flatten]] static bool ContainsKey(const std::uint64_t* w, std::uint64_t nb,
                                                                 std::string_view key) noexcept {
-    if (key.size() > 16) [[unlikely]] {
+    if (key.size() > KeyHash::kInlineBytes) [[unlikely]] {
       return ContainsLongKey(w, nb, key);
     }
     return O::ContainsKey(w, nb, key);
@@ -249,28 +263,30 @@ struct Avx2Entry {
                                       &InsertKeys, &ContainsKeys, &InsertHashes, &ContainsHashes};
 };
 
-template <std::size_t... kI>
+template <typename KeyHash, std::size_t... kI>
 constexpr auto Avx2Table(std::index_sequence<kI...>) noexcept {
-  return std::array<LanesOps, sizeof...(kI)>{Avx2Entry<static_cast<std::uint32_t>(kI + 1)>::kTable...};
+  return std::array<LanesOps, sizeof...(kI)>{Avx2Entry<static_cast<std::uint32_t>(kI + 1), KeyHash>::kTable...};
 }
-constexpr auto kAvx2Lanes = Avx2Table(std::make_index_sequence<kMaxLaneHashes>());
+constexpr auto kAvx2Lanes = Avx2Table<Xxh3KeyHash>(std::make_index_sequence<kMaxLaneHashes>());
+constexpr auto kAvx2LanesShort = Avx2Table<ShortKeyHash>(std::make_index_sequence<kMaxLaneHashes>());
 
 #endif  // BLOOMKIT_X86
 
 }  // namespace
 
-const LanesOps& GetLanesOps(BlockedIsa isa, std::uint32_t num_hashes) noexcept {
+const LanesOps& GetLanesOps(BlockedIsa isa, std::uint32_t num_hashes, std::uint16_t hash_id) noexcept {
   const std::size_t i = std::clamp<std::uint32_t>(num_hashes, 1, kMaxLaneHashes) - 1;
+  const bool short_keys = hash_id == kHashIdShort64;
 #ifdef BLOOMKIT_X86
-  if (isa == BlockedIsa::kAvx2 && CpuHasAvx2()) return kAvx2Lanes[i];
+  if (isa == BlockedIsa::kAvx2 && CpuHasAvx2()) return short_keys ? kAvx2LanesShort[i] : kAvx2Lanes[i];
 #else
   (void)isa;
 #endif
-  return kPortableLanes[i];
+  return short_keys ? kPortableLanesShort[i] : kPortableLanes[i];
 }
 
-const LanesOps& BestLanesOps(std::uint32_t num_hashes) noexcept {
-  return GetLanesOps(BlockedIsa::kAvx2, num_hashes);
+const LanesOps& BestLanesOps(std::uint32_t num_hashes, std::uint16_t hash_id) noexcept {
+  return GetLanesOps(BlockedIsa::kAvx2, num_hashes, hash_id);
 }
 
 }  // namespace bloomkit::internal

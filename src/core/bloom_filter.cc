@@ -75,6 +75,10 @@ Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
   std::uint32_t num_hashes = 0;
   std::uint64_t capacity = options.capacity;
   double fp_rate = options.fp_rate;
+  if (options.hash_id != 0 && options.hash_id != kHashIdXxh3DoubleHashing) {
+    return MakeError(ErrorCode::kInvalidArgument, "hash id ", options.hash_id,
+                     " is not 1 (XXH3-128), the only hash of classic filters");
+  }
   if (options.num_bits != 0 || options.num_hashes != 0) {
     if (auto st = internal::ValidateExplicit(options, kMaxNumHashes); !st.ok()) return st.error();
     num_bits = options.num_bits;

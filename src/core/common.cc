@@ -68,5 +68,8 @@ HashPair HashKey(std::string_view key) noexcept {
 std::uint64_t HashKey64(std::string_view key) noexcept {
   return internal::HashKey64Inline(key);
 }
+std::uint64_t HashKeyShort64(std::string_view key) noexcept {
+  return internal::HashKeyShort64Inline(key);
+}
 
 }  // namespace bloomkit

@@ -10,7 +10,7 @@
 //    12    4 header_bytes (128)
 //    16    2 kind (FilterKind)
 //    18    2 hash_id (1 = XXH3-128 + enhanced double hashing; 2 = RedisBloom's murmur, kinds 6, 7;
-//              3 = XXH3-64, blocked filters of 256-bit blocks only)
+//              3 = XXH3-64, 4 = short-key hash, blocked filters of 256-bit blocks only)
 //    20    4 flags (bit 0: payload is one zstd frame; other bits zero)
 //    24    8 hash_seed (kHashSeed; 0 with hash_id 2)
 //    32    8 capacity
@@ -115,10 +115,11 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
   h.kind = static_cast<FilterKind>(kind);
   h.hash_id = LoadLE<std::uint16_t>(p + kOffHashId);
   h.hash_seed = LoadLE<std::uint64_t>(p + kOffSeed);
-  // Hash id 3 (XXH3-64) is defined only for blocked filters, which check it against
-  // their block layout.
+  // Hash ids 3 (XXH3-64) and 4 (short-key hash) are defined only for blocked filters,
+  // which check them against their block layout.
   const bool known_hash =
-      h.hash_id == kHashIdXxh3DoubleHashing || (h.hash_id == kHashIdXxh3x64 && h.kind == FilterKind::kBlocked);
+      h.hash_id == kHashIdXxh3DoubleHashing ||
+      ((h.hash_id == kHashIdXxh3x64 || h.hash_id == kHashIdShort64) && h.kind == FilterKind::kBlocked);
   if (IsRedisBloomKind(h.kind)) {
     if (h.hash_id != kHashIdRedisBloomMurmur || h.hash_seed != 0) {
       return MakeError(ErrorCode::kUnknownHash, "unknown hash for a ", FilterKindName(h.kind), " filter: id ",
@@ -126,8 +127,9 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
     }
   } else if (!known_hash || h.hash_seed != kHashSeed) {
     return MakeError(ErrorCode::kUnknownHash, "unknown hash: id ", h.hash_id, " seed 0x", std::hex, h.hash_seed,
-                     " for a ", FilterKindName(h.kind), " filter (this build implements id 1, and id 3 for blocked",
-                     " filters, seed 0x", kHashSeed, ")");
+                     " for a ", FilterKindName(h.kind),
+                     " filter (this build implements id 1, and ids 3 and 4 for blocked", " filters, seed 0x", kHashSeed,
+                     ")");
   }
   h.flags = LoadLE<std::uint32_t>(p + kOffFlags);
   if ((h.flags & ~kKnownFlags) != 0) {
@@ -160,10 +162,11 @@ namespace {
 // The fields every writer sets the same way: version, hash id and seed, no flags.
 void StampHeader(FileHeader& header) noexcept {
   header.format_version = kFormatVersion;
-  // A blocked filter of 256-bit blocks sets hash id 3; every other filter gets its kind's id.
+  // A blocked filter of 256-bit blocks sets hash id 4 or 3; every other filter gets its
+  // kind's id.
   if (IsRedisBloomKind(header.kind)) {
     header.hash_id = kHashIdRedisBloomMurmur;
-  } else if (header.hash_id != kHashIdXxh3x64) {
+  } else if (header.hash_id != kHashIdXxh3x64 && header.hash_id != kHashIdShort64) {
     header.hash_id = kHashIdXxh3DoubleHashing;
   }
   header.hash_seed = IsRedisBloomKind(header.kind) ? 0 : kHashSeed;

@@ -17,11 +17,11 @@ struct BlockedTraits : DefaultFilterTraits<bloomkit::BlockedBloomFilter> {
   }
 };
 
-// The 256-bit layout (hash id 3): ExpectedFpRate is sizing.h's Lanes256FpRate.
+// The 256-bit layout (new filters: hash id 4): ExpectedFpRate is sizing.h's Lanes256FpRate.
 struct Blocked256Traits : DefaultFilterTraits<bloomkit::BlockedBloomFilter> {
   static constexpr std::string_view kName = "blocked 256-bit";
   static constexpr std::size_t kUsedParams = 3;
-  static constexpr std::uint16_t kHashId = bloomkit::kHashIdXxh3x64;
+  static constexpr std::uint16_t kHashId = bloomkit::kHashIdShort64;
   static bloomkit::Result<Filter> Make(std::uint64_t capacity, double fp_rate) {
     return Filter::Create(
         {.capacity = capacity, .fp_rate = fp_rate, .blocked_layout = bloomkit::BlockedLayout::kLanes256});

@@ -538,9 +538,15 @@ TYPED_TEST_P(FilterContractTest, CraftedHeadersPassingTheChecksumGetTheirOwnErro
         crafted([&](Bytes& b) { StoreLE(b, layout::kKind, static_cast<std::uint64_t>(TypeParam::kOtherKind), 2); }),
         TypeParam::kHashId == bloomkit::kHashIdXxh3DoubleHashing ? ErrorCode::kWrongKind : ErrorCode::kUnknownHash,
         "another known kind");
-    // Ids 2 and 3 belong to other kinds (RedisBloom's) or to the other blocked layout.
-    const std::uint64_t other_id = TypeParam::kHashId == bloomkit::kHashIdXxh3DoubleHashing ? 3 : 1;
-    for (const std::uint64_t id : {std::uint64_t{0}, std::uint64_t{2}, other_id, std::uint64_t{4}}) {
+    // Ids 2, 3 and 4 belong to other kinds (RedisBloom's) or to the other blocked layout;
+    // 5 to none.
+    std::vector<std::uint64_t> ids = {0, 2, 5};
+    if (TypeParam::kHashId == bloomkit::kHashIdXxh3DoubleHashing) {
+      ids.insert(ids.end(), {3, 4});
+    } else {
+      ids.push_back(1);
+    }
+    for (const std::uint64_t id : ids) {
       this->ExpectError(crafted([&](Bytes& b) { StoreLE(b, layout::kHashId, id, 2); }), ErrorCode::kUnknownHash,
                         "hash id " + std::to_string(id));
     }

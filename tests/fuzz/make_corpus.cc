@@ -94,16 +94,21 @@ int CopySeeds(const fs::path& root, const std::string& target, std::initializer_
   return failures;
 }
 
-// The mapped view's seeds: the classic and blocked seeds, and a blocked filter of
-// 256-bit blocks.
+// The mapped view's seeds: the classic and blocked seeds, and blocked filters of
+// 256-bit blocks with either hash (ids 3 and 4).
 int WriteMappedSeeds(const fs::path& root) {
   int failures = CopySeeds(root, "mapped", {"classic", "blocked"});
   const fs::path dir = root / "mapped";
-  auto lanes = bloomkit::BlockedBloomFilter::Create(
-      {.capacity = 50, .fp_rate = 0.01, .blocked_layout = bloomkit::BlockedLayout::kLanes256});
-  if (!lanes.ok()) return failures + 1;
-  for (int i = 0; i < 50; ++i) static_cast<void>(lanes->Add("item" + std::to_string(i)));
-  return failures + Write(dir, "lanes256_n50_p1pct_full", lanes.value());
+  for (const std::uint16_t hash_id : {bloomkit::kHashIdXxh3x64, bloomkit::kHashIdShort64}) {
+    auto lanes = bloomkit::BlockedBloomFilter::Create(
+        {.capacity = 50, .fp_rate = 0.01, .blocked_layout = bloomkit::BlockedLayout::kLanes256, .hash_id = hash_id});
+    if (!lanes.ok()) return failures + 1;
+    for (int i = 0; i < 50; ++i) static_cast<void>(lanes->Add("item" + std::to_string(i)));
+    failures +=
+        Write(dir, hash_id == bloomkit::kHashIdXxh3x64 ? "lanes256_n50_p1pct_full" : "lanes256_short_n50_p1pct_full",
+              lanes.value());
+  }
+  return failures;
 }
 
 // Small filters of the three kinds the module stores, some filled past one stage or

@@ -126,15 +126,20 @@ inline const std::vector<Recipe>& Recipes() {
       {"blocked256_500.bkf", "blocked, 256-bit blocks, capacity 1000 at 1%, key:0..key:499: XXH3-64, lanes",
        FilterKind::kBlocked, false, KeyForm::kStrings, 500,
        [] {
-         return WithKeys<BlockedBloomFilter>(
-             {.capacity = 1000, .fp_rate = 0.01, .blocked_layout = bloomkit::BlockedLayout::kLanes256}, 500, false);
+         return WithKeys<BlockedBloomFilter>({.capacity = 1000,
+                                              .fp_rate = 0.01,
+                                              .blocked_layout = bloomkit::BlockedLayout::kLanes256,
+                                              .hash_id = bloomkit::kHashIdXxh3x64},
+                                             500, false);
        }},
       {"blocked256_k5_hashes.bkf",
        "blocked, 256-bit blocks, 8 blocks and 5 hashes (lanes 5..7 empty), AddHash(0..99): the caller-hash mix",
        FilterKind::kBlocked, false, KeyForm::kHashes, 100,
        [] {
-         BlockedBloomFilter f = MakeOrThrow<BlockedBloomFilter>(
-             {.num_bits = 2048, .num_hashes = 5, .blocked_layout = bloomkit::BlockedLayout::kLanes256});
+         BlockedBloomFilter f = MakeOrThrow<BlockedBloomFilter>({.num_bits = 2048,
+                                                                 .num_hashes = 5,
+                                                                 .blocked_layout = bloomkit::BlockedLayout::kLanes256,
+                                                                 .hash_id = bloomkit::kHashIdXxh3x64});
          for (std::uint64_t i = 0; i < 100; ++i) static_cast<void>(f.AddHash(i));
          return f.Serialize();
        }},

@@ -57,22 +57,50 @@ std::vector<std::uint32_t> LanesOf(const BlockedBloomFilter& f) {
   return lanes;
 }
 
+// The key hash of a hash id, as documented.
+std::uint64_t KeyHash(std::uint16_t hash_id, std::string_view key) {
+  return hash_id == kHashIdShort64 ? HashKeyShort64(key) : HashKey64(key);
+}
+
 TEST(BlockedLanesTest, BitsAreTheDocumentedPattern) {
-  for (std::uint32_t k = 1; k <= 8; ++k) {
-    BlockedBloomFilter f = Make(Lanes({.num_bits = 256 * 37, .num_hashes = k}));
-    ASSERT_EQ(f.layout(), BlockedLayout::kLanes256);
-    ASSERT_EQ(f.num_blocks(), 37U);
-    ASSERT_EQ(f.words().size(), 37U * 4);
-    std::vector<std::uint32_t> expected(37 * 8, 0);
-    for (int i = 0; i < 300; ++i) {
-      const std::string key = "key:" + std::to_string(i);
-      ASSERT_TRUE(f.Add(key).ok());
-      ReferenceInsert(expected, 37, k, HashKey64(key));
-      ASSERT_TRUE(f.AddHash(static_cast<std::uint64_t>(i)).ok());
-      ReferenceInsert(expected, 37, k, ExpandHash(static_cast<std::uint64_t>(i)).h2);
+  for (const std::uint16_t hash_id : {kHashIdShort64, kHashIdXxh3x64}) {
+    for (std::uint32_t k = 1; k <= 8; ++k) {
+      BlockedBloomFilter f = Make(Lanes({.num_bits = 256 * 37, .num_hashes = k, .hash_id = hash_id}));
+      ASSERT_EQ(f.layout(), BlockedLayout::kLanes256);
+      ASSERT_EQ(f.hash_id(), hash_id);
+      ASSERT_EQ(f.num_blocks(), 37U);
+      ASSERT_EQ(f.words().size(), 37U * 4);
+      std::vector<std::uint32_t> expected(37 * 8, 0);
+      for (int i = 0; i < 300; ++i) {
+        // Keys of 1..20 bytes: both sides of the 8-byte limit of hash id 4.
+        const auto u = static_cast<std::size_t>(i);
+        const std::string key = std::string(std::string_view(IntegerKey(u * 7919))).substr(0, 1 + u % 8) +
+                                std::string(u % 3 == 0 ? u % 13 : 0, 'k');
+        ASSERT_TRUE(f.Add(key).ok());
+        ReferenceInsert(expected, 37, k, KeyHash(hash_id, key));
+        ASSERT_TRUE(f.AddHash(static_cast<std::uint64_t>(i)).ok());
+        ReferenceInsert(expected, 37, k, ExpandHash(static_cast<std::uint64_t>(i)).h2);
+      }
+      EXPECT_EQ(LanesOf(f), expected) << "k = " << k << ", hash id " << hash_id;
     }
-    EXPECT_EQ(LanesOf(f), expected) << "k = " << k;
   }
+}
+
+TEST(BlockedLanesTest, NewFiltersTakeHashId4) {
+  EXPECT_EQ(Make(Lanes({.capacity = 100})).hash_id(), kHashIdShort64);
+  EXPECT_EQ(Make({.capacity = 100}).hash_id(), kHashIdXxh3DoubleHashing);
+  // A hash a layout does not define is refused, naming it.
+  for (const BloomOptions& bad :
+       {Lanes({.capacity = 100, .hash_id = kHashIdXxh3DoubleHashing}), Lanes({.capacity = 100, .hash_id = 9}),
+        BloomOptions{.capacity = 100, .hash_id = 4}, BloomOptions{.capacity = 100, .hash_id = 3}}) {
+    auto f = BlockedBloomFilter::Create(bad);
+    ASSERT_FALSE(f.ok());
+    EXPECT_EQ(f.error().code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(f.error().message().find(std::to_string(bad.hash_id)), std::string::npos) << f.error().message();
+  }
+  auto classic = BloomFilter::Create({.capacity = 100, .hash_id = kHashIdShort64});
+  ASSERT_FALSE(classic.ok());
+  EXPECT_EQ(classic.error().code(), ErrorCode::kInvalidArgument);
 }
 
 TEST(BlockedLanesTest, HashKey64IsSeededXxh3) {
@@ -81,14 +109,48 @@ TEST(BlockedLanesTest, HashKey64IsSeededXxh3) {
   EXPECT_EQ(HashKey64("key:0"), 0x8bb7c101f5014b47ULL);
 }
 
+// Hash id 4 written out from docs/FORMAT.md: up to 8 bytes as a zero-extended
+// little-endian integer v, two multiply-folds; longer keys: XXH3-64 (hash id 3).
+std::uint64_t ReferenceShort64(std::string_view key) {
+  if (key.size() > 8) return HashKey64(key);
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < key.size(); ++i) v |= std::uint64_t{static_cast<unsigned char>(key[i])} << (8 * i);
+  const auto fold = [](std::uint64_t a, std::uint64_t b) {
+    const Uint128 p = static_cast<Uint128>(a) * b;
+    return static_cast<std::uint64_t>(p) ^ static_cast<std::uint64_t>(p >> 64);
+  };
+  const std::uint64_t x = v ^ 0x626c6f6f6d6b6974ULL ^ (key.size() * 0xbf58476d1ce4e5b9ULL);
+  return fold(fold(x, 0x9e3779b97f4a7c15ULL), 0xbf58476d1ce4e5b9ULL);
+}
+
+TEST(BlockedLanesTest, HashKeyShort64IsTheDocumentedHash) {
+  std::mt19937_64 rng(11);
+  for (std::size_t len = 0; len <= 24; ++len) {
+    for (int i = 0; i < 200; ++i) {
+      std::string key(len, '\0');
+      for (char& c : key) c = static_cast<char>(rng() & 0xff);
+      ASSERT_EQ(HashKeyShort64(key), ReferenceShort64(key)) << "length " << len;
+      ASSERT_EQ(kernels::HashKeyShort64Inline(key), ReferenceShort64(key)) << "length " << len;
+    }
+  }
+  // The length keeps a value apart at every length: "ab" and "ab\0".
+  EXPECT_NE(HashKeyShort64(std::string_view("ab", 2)), HashKeyShort64(std::string_view("ab\0", 3)));
+  // Known answers, pinned: changing them changes every file of hash id 4.
+  EXPECT_EQ(HashKeyShort64(""), ReferenceShort64(""));
+  EXPECT_EQ(HashKeyShort64("key:0"), 0x5dce9fc9a7ca5730ULL);
+  EXPECT_EQ(HashKeyShort64(IntegerKey(42)), 0x171ee392d77d3694ULL);
+}
+
 // Portable and AVX2 kernels set the same bits and give the same answers, for every k,
 // single keys and batches, short and long keys, and callers' hashes.
 TEST(BlockedLanesTest, PortableAndAvx2Agree) {
   if (!BlockedBloomFilter::UsesAvx2()) GTEST_SKIP() << "no AVX2 on this CPU: only the portable kernels run";
   std::mt19937_64 rng(7);
-  for (std::uint32_t k = 1; k <= 8; ++k) {
-    const auto& portable = kernels::GetLanesOps(kernels::BlockedIsa::kPortable, k);
-    const auto& avx2 = kernels::GetLanesOps(kernels::BlockedIsa::kAvx2, k);
+  for (std::uint32_t round = 0; round < 16; ++round) {
+    const std::uint32_t k = 1 + round % 8;
+    const std::uint16_t hash_id = round < 8 ? kHashIdShort64 : kHashIdXxh3x64;
+    const auto& portable = kernels::GetLanesOps(kernels::BlockedIsa::kPortable, k, hash_id);
+    const auto& avx2 = kernels::GetLanesOps(kernels::BlockedIsa::kAvx2, k, hash_id);
     ASSERT_NE(&portable, &avx2);
     constexpr std::uint64_t kBlocks = 61;
     alignas(64) std::array<std::uint64_t, kBlocks * 4> a{};
@@ -200,7 +262,7 @@ TEST(BlockedLanesTest, RoundTripAndFileFields) {
     const std::vector<std::byte> bytes = f.Serialize({.compress = compress});
     auto header = InspectBytes(bytes);
     ASSERT_TRUE(header.ok()) << header.error().message();
-    EXPECT_EQ(header->hash_id, kHashIdXxh3x64);
+    EXPECT_EQ(header->hash_id, kHashIdShort64);
     EXPECT_EQ(header->params[2], 1U);
     EXPECT_EQ(header->payload_bytes, f.num_blocks() * 32);
     auto loaded = BlockedBloomFilter::Deserialize(bytes);
@@ -241,12 +303,24 @@ TEST(BlockedLanesTest, MismatchedFieldsAreRefused) {
     ASSERT_FALSE(loaded.ok());
     EXPECT_EQ(loaded.error().code(), ErrorCode::kUnknownHash) << loaded.error().message();
   }
-  // Hash id 3 is defined for blocked filters only.
-  auto classic_bytes = BloomFilter::Create({.capacity = 100})->Serialize();
-  Patch16(classic_bytes, kOffHashId, kHashIdXxh3x64);
-  auto classic = BloomFilter::Deserialize(classic_bytes);
-  ASSERT_FALSE(classic.ok());
-  EXPECT_EQ(classic.error().code(), ErrorCode::kUnknownHash);
+  // Hash id 4 with layout 0, hash id 5 with layout 1.
+  std::vector<std::byte> e = lines.Serialize();
+  Patch16(e, kOffHashId, kHashIdShort64);
+  std::vector<std::byte> g = lanes.Serialize();
+  Patch16(g, kOffHashId, 5);
+  for (auto* bytes : {&e, &g}) {
+    auto loaded = BlockedBloomFilter::Deserialize(*bytes);
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_EQ(loaded.error().code(), ErrorCode::kUnknownHash) << loaded.error().message();
+  }
+  // Hash ids 3 and 4 are defined for blocked filters only.
+  for (const std::uint16_t id : {kHashIdXxh3x64, kHashIdShort64}) {
+    auto classic_bytes = BloomFilter::Create({.capacity = 100})->Serialize();
+    Patch16(classic_bytes, kOffHashId, id);
+    auto classic = BloomFilter::Deserialize(classic_bytes);
+    ASSERT_FALSE(classic.ok());
+    EXPECT_EQ(classic.error().code(), ErrorCode::kUnknownHash);
+  }
   // An unknown layout value.
   std::vector<std::byte> d = lanes.Serialize();
   d[kOffParam2] = std::byte{2};
@@ -259,6 +333,32 @@ TEST(BlockedLanesTest, MismatchedFieldsAreRefused) {
   ASSERT_FALSE(concurrent.ok());
   EXPECT_EQ(concurrent.error().code(), ErrorCode::kUnsupported);
   EXPECT_FALSE(ConcurrentBlockedBloomFilter::Create(Lanes({.capacity = 100})).ok());
+}
+
+TEST(BlockedLanesTest, RoundTripOfEitherHash) {
+  for (const std::uint16_t hash_id : {kHashIdShort64, kHashIdXxh3x64}) {
+    BlockedBloomFilter f = Make(Lanes({.capacity = 1000, .fp_rate = 0.01, .hash_id = hash_id}));
+    for (int i = 0; i < 500; ++i) ASSERT_TRUE(f.Add(IntegerKey(i)).ok());
+    const std::vector<std::byte> bytes = f.Serialize();
+    EXPECT_EQ(InspectBytes(bytes)->hash_id, hash_id);
+    auto loaded = BlockedBloomFilter::Deserialize(bytes);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+    EXPECT_EQ(loaded->hash_id(), hash_id);
+    EXPECT_EQ(loaded.value(), f);
+    for (int i = 0; i < 2000; ++i) ASSERT_EQ(loaded->MayContain(IntegerKey(i)), f.MayContain(IntegerKey(i)));
+    EXPECT_EQ(loaded->Serialize(), bytes);
+  }
+}
+
+TEST(BlockedLanesTest, MergeNeedsTheSameHash) {
+  BlockedBloomFilter a = Make(Lanes({.num_bits = 256 * 8, .num_hashes = 8, .hash_id = kHashIdShort64}));
+  BlockedBloomFilter b = Make(Lanes({.num_bits = 256 * 8, .num_hashes = 8, .hash_id = kHashIdXxh3x64}));
+  auto st = a.Merge(b);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code(), ErrorCode::kIncompatible);
+  EXPECT_NE(st.error().message().find("hash ids 4 and 3"), std::string::npos) << st.error().message();
+  EXPECT_FALSE(a.Intersect(b).ok());
+  EXPECT_FALSE(a == Make(Lanes({.num_bits = 256 * 8, .num_hashes = 8, .hash_id = kHashIdXxh3x64})));
 }
 
 TEST(BlockedLanesTest, MergeNeedsTheSameLayout) {

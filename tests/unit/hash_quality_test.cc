@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Statistical checks of HashKey64 (XXH3-64, hash id 3) on adversarial key sets:
-// sequential integers, long common prefixes, tiny alphabets. A 256-bit blocked filter
+// Statistical checks of HashKey64 (XXH3-64, hash id 3) and HashKeyShort64 (hash id 4:
+// one multiply for keys of up to 8 bytes) on adversarial key sets: sequential integers,
+// long common prefixes, tiny alphabets, keys of every short length. A 256-bit blocked filter
 // takes its block from the high bits of the hash and its lane bits from the low 32
 // bits, so both ends must be uniform, and the filter's measured false-positive rate
 // must be the formula's (Lanes256FpRate), which assumes a uniform hash.
@@ -53,6 +54,21 @@ std::vector<Family> Families() {
        [](std::uint64_t i) { return "https://example.com/api/v1/users/profile/" + std::to_string(i); }},
       {"alphabet {a, b}, 20 letters", [](std::uint64_t i) { return Base(i, "ab", 2, 20); }},
       {"alphabet {0..3}, 12 letters", [](std::uint64_t i) { return Base(i, "0123", 4, 12); }},
+      // Keys of at most 8 bytes, which HashKeyShort64 hashes with one multiply.
+      {"IntegerKey(i << 40)", [](std::uint64_t i) { return std::string(std::string_view(IntegerKey(i << 40))); }},
+      {"IntegerKey(i * 2^20 + 1)",
+       [](std::uint64_t i) { return std::string(std::string_view(IntegerKey((i << 20) + 1))); }},
+      {"3-byte little-endian i",
+       [](std::uint64_t i) {
+         std::string s(3, '\0');
+         for (int b = 0; b < 3; ++b) s[static_cast<std::size_t>(b)] = static_cast<char>((i >> (8 * b)) & 0xff);
+         return s;
+       }},
+      {"alphabet {a..h}, 7 letters", [](std::uint64_t i) { return Base(i, "abcdefgh", 8, 7); }},
+      {"alphabet {0, 1}, 1..8 letters, then i in decimal",
+       [](std::uint64_t i) { return Base(i % 256, "01", 2, 1 + i % 8) + std::to_string(i); }},
+      {"i / 6 as 3..8 little-endian bytes: one value at six lengths",
+       [](std::uint64_t i) { return std::string(std::string_view(IntegerKey(i / 6))).substr(0, 3 + i % 6); }},
       {"1..64 x's, then 16 letters of {x, y}",
        [](std::uint64_t i) {
          return std::string(static_cast<std::size_t>(i % 64) + 1, 'x') + Base(i / 64, "xy", 2, 16);
@@ -121,6 +137,13 @@ Verdict Check(const Family& family, const std::function<std::uint64_t(std::strin
 TEST(HashQualityTest, HashKey64IsUniformOnAdversarialKeys) {
   for (const Family& family : Families()) {
     const Verdict v = Check(family, [](std::string_view key) { return HashKey64(key); });
+    EXPECT_TRUE(v.passed()) << v.detail;
+  }
+}
+
+TEST(HashQualityTest, HashKeyShort64IsUniformOnAdversarialKeys) {
+  for (const Family& family : Families()) {
+    const Verdict v = Check(family, [](std::string_view key) { return HashKeyShort64(key); });
     EXPECT_TRUE(v.passed()) << v.detail;
   }
 }

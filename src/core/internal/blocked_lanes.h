@@ -2,7 +2,7 @@
 // The kernels of the blocked filter's 256-bit layout (BlockedLayout::kLanes256,
 // blocked_bloom_filter.h), portable and AVX2, one table of whole operations per k.
 //
-// A key's 64-bit hash h (XXH3-64, hash id 3) picks block FastRange64(h, num_blocks) of
+// A key's 64-bit hash h (HashKeyShort64, hash id 4, or XXH3-64, hash id 3) picks block FastRange64(h, num_blocks) of
 // 32 bytes, four 64-bit words; lane j is the 32-bit half j % 2 (0: low) of word j / 2,
 // which is the j-th little-endian 32-bit word of the block. For j < k lane j gets bit
 // (lo32(h) * kBlockSalts[j]) >> 27; lanes k..7 get none. The block index comes from the
@@ -39,7 +39,7 @@ constexpr std::uint64_t MixCallerHash(std::uint64_t hash) noexcept {
 }
 
 // The layout's operations for one k and one instruction set. Single keys: hash, block
-// and probe in one call. *_hash take the final 64-bit hash (HashKey64 of a key, or
+// and probe in one call. *_hash take the final 64-bit hash (the key hash of a key, or
 // MixCallerHash of a caller's hash); batches of hashes take callers' hashes and mix them.
 // Inserts return whether the key set a new bit, batch inserts how many keys did; batch
 // queries write out[i] and return the hits.
@@ -58,9 +58,10 @@ struct LanesOps {
                                  std::span<const std::uint64_t> hashes, bool* out) noexcept;
 };
 
-// The operations for k in 1..8 in one instruction set (kAvx2 only when CpuHasAvx2(); the
-// tests run both), and the fastest this CPU runs.
-const LanesOps& GetLanesOps(BlockedIsa isa, std::uint32_t num_hashes) noexcept;
-const LanesOps& BestLanesOps(std::uint32_t num_hashes) noexcept;
+// The operations for k in 1..8 and a key hash (kHashIdShort64 or kHashIdXxh3x64) in
+// one instruction set (kAvx2 only when CpuHasAvx2(); the tests run both), and the
+// fastest this CPU runs.
+const LanesOps& GetLanesOps(BlockedIsa isa, std::uint32_t num_hashes, std::uint16_t hash_id = kHashIdXxh3x64) noexcept;
+const LanesOps& BestLanesOps(std::uint32_t num_hashes, std::uint16_t hash_id = kHashIdXxh3x64) noexcept;
 
 }  // namespace bloomkit::internal

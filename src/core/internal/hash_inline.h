@@ -23,6 +23,10 @@ inline std::uint64_t HashKey64Inline(std::string_view key) noexcept {
   return XXH3_64bits_withSeed(key.data(), key.size(), kHashSeed);
 }
 
+inline std::uint64_t HashKeyShort64Inline(std::string_view key) noexcept {
+  return key.size() <= 8 ? HashShortKey(key) : HashKey64Inline(key);
+}
+
 inline std::uint64_t Checksum64(const void* data, std::size_t bytes) noexcept {
   return XXH3_64bits(data, bytes);
 }

@@ -182,6 +182,34 @@ class RoundTripTest(CliTestCase):
         code, out, _ = run("query", bf, others, "--print", "absent")
         self.assertEqual(len(out.decode().splitlines()), self.N - len(present))
 
+    def test_blocked_256_bit_blocks(self):
+        keys = self.path("keys.txt")
+        others = self.path("others.txt")
+        write_keys(keys, (f"{i:08d}" for i in range(self.N)))  # 8 bytes: the one-multiply hash
+        write_keys(others, (f"o{i:07d}" for i in range(self.N)))
+        bf = self.path("lanes.bf")
+        run("create", bf, "--capacity", self.N, "--kind", "blocked", "--block-bits", 256, check=EXIT_OK)
+        with open(bf, "rb") as f:
+            header = f.read(128)
+        # hash id 4 (the short-key hash) at offset 18, layout 1 in params[2] at offset 88.
+        self.assertEqual(int.from_bytes(header[18:20], "little"), 4)
+        self.assertEqual(int.from_bytes(header[88:96], "little"), 1)
+        run("add", bf, keys, check=EXIT_OK)
+        code, out, _ = run("query", bf, keys, "--print", "absent")
+        self.assertEqual(code, EXIT_OK)
+        self.assertEqual(out, b"", "a false negative")
+        _, out, _ = run("query", bf, others, "--print", "present")
+        present = out.decode().splitlines()
+        p = self.info(bf)["expected_fp_rate"]
+        sd = math.sqrt(self.N * p * (1 - p))
+        self.assertLess(abs(len(present) - self.N * p), 5 * sd, f"{len(present)} false positives, expected {self.N * p:.0f}")
+        code, _, err = run("create", self.path("x.bf"), "--capacity", 10, "--kind", "blocked", "--block-bits", 128)
+        self.assertEqual(code, EXIT_USAGE)
+        self.assertOneLineError(err, "--block-bits must be 512 or 256, got 128")
+        code, _, err = run("create", self.path("y.bf"), "--capacity", 10, "--block-bits", 256)
+        self.assertEqual(code, EXIT_USAGE)
+        self.assertOneLineError(err, "--block-bits applies to --kind blocked only")
+
     def test_query_exit_status_like_grep(self):
         bf = self.path("s.bf")
         run("create", bf, "--capacity", 1000, check=EXIT_OK)
