@@ -272,6 +272,8 @@ py::dict Info(const F& f) {
   if constexpr (requires { f.num_bits(); }) info["num_bits"] = f.num_bits();
   if constexpr (requires { f.num_hashes(); }) info["num_hashes"] = f.num_hashes();
   if constexpr (requires { f.num_blocks(); }) info["num_blocks"] = f.num_blocks();
+  if constexpr (requires { f.block_bits(); }) info["block_bits"] = f.block_bits();
+  if constexpr (requires { f.hash_id(); }) info["hash_id"] = f.hash_id();
   if constexpr (requires { f.FillRatio(); }) info["fill_ratio"] = f.FillRatio();
   if constexpr (std::is_same_v<F, CountingBloomFilter>) {
     info["num_counters"] = f.num_counters();
@@ -1347,8 +1349,22 @@ PYBIND11_MODULE(_bloomkit, m) {
       m, "BlockedBloomFilter",
       "All k bits of a key in one 64-byte block: one cache miss per lookup, about 10% more bits than\n"
       "the classic filter at 1%. The fastest kind.\n\n"
-      "BlockedBloomFilter(capacity, fp_rate=0.01, *, num_bits=0, num_hashes=0, max_memory=4 GiB)");
-  BindBloomConstructor(blocked);
+      "BlockedBloomFilter(capacity, fp_rate=0.01, *, num_bits=0, num_hashes=0, max_memory=4 GiB,\n"
+      "block_bits=512): block_bits=256 makes blocks of 256 bits with one bit in each 32-bit lane,\n"
+      "about half the time per key for ~4% more bits at 1% (k at most 8).");
+  blocked.def(
+      py::init([](std::uint64_t capacity, double fp_rate, std::uint64_t num_bits, std::uint32_t num_hashes,
+                  std::uint64_t max_memory, std::uint32_t block_bits) {
+        BloomOptions options = MakeBloomOptions(capacity, fp_rate, num_bits, num_hashes, max_memory);
+        if (block_bits == 256) {
+          options.blocked_layout = BlockedLayout::kLanes256;
+        } else if (block_bits != 512) {
+          Throw(Error(ErrorCode::kInvalidArgument, "block_bits must be 512 or 256, got " + std::to_string(block_bits)));
+        }
+        return MakeBox(Take(BlockedBloomFilter::Create(options)));
+      }),
+      py::arg("capacity") = 0, py::arg("fp_rate") = 0.01, py::kw_only(), py::arg("num_bits") = 0,
+      py::arg("num_hashes") = 0, py::arg("max_memory") = kDefaultMaxMemory, py::arg("block_bits") = 512);
   auto concurrent_classic = BindFilter<ConcurrentBloomFilter>(
       m, "ConcurrentBloomFilter",
       "A classic filter whose adds are lock-free: batches of adds from several threads run in\n"

@@ -301,3 +301,21 @@ def test_sizeof_counts_the_filter_bytes():
 
     f = bloomkit.BlockedBloomFilter(capacity=1_000_000)
     assert sys.getsizeof(f) >= f.memory_bytes > 1_000_000
+
+
+def test_blocked_filter_of_256_bit_blocks():
+    f = bloomkit.BlockedBloomFilter(capacity=15_000, block_bits=256)
+    assert f.info()["block_bits"] == 256
+    assert f.info()["hash_id"] == 4  # the short-key hash (docs/FORMAT.md)
+    assert bloomkit.BlockedBloomFilter(capacity=10_000).info()["block_bits"] == 512
+    keys = [f"k{i}" for i in range(10_000)] + [i.to_bytes(8, "little") for i in range(5_000)]
+    f.update(keys)
+    assert all(f.contains_many(keys))
+    false_positives = sum(f.contains_many(f"absent{i}" for i in range(50_000)))
+    assert 0 < false_positives < 50_000 * 0.02
+    g = bloomkit.from_bytes(f.to_bytes())
+    assert type(g) is bloomkit.BlockedBloomFilter
+    assert g == f
+    assert g.info()["block_bits"] == 256
+    with pytest.raises(bloomkit.InvalidArgumentError, match="block_bits must be 512 or 256, got 300"):
+        bloomkit.BlockedBloomFilter(capacity=10, block_bits=300)

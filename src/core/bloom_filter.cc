@@ -241,12 +241,51 @@ std::size_t QueryTwoWaves(std::size_t n, const Hasher& hasher, const std::uint64
   return hits;
 }
 
+// Batch queries of a filter the caches hold, in two passes per group with no branch on
+// a bit: pass 1 reads the first kFirstPass probes of every key and lists the keys whose
+// bits are all set; pass 2 reads the remaining probes of those keys only. An absent key
+// costs ~2 probes without the mispredicted early exit of ProbePrefetched (which made
+// absent batches slower than present ones), a present key its k probes in two runs, and
+// no line is prefetched: the loads hit the caches and, free of branches, overlap.
+constexpr std::uint32_t kFirstPass = 2;
+
+template <typename Hasher>
+std::size_t QueryCached(std::size_t n, const Hasher& hasher, const std::uint64_t* words, std::uint64_t num_bits,
+                        std::uint32_t num_hashes, bool* out) noexcept {
+  const auto bit = [&](std::uint64_t pos) { return words[pos >> 6] >> (pos & 63); };
+  HashPair group[internal::kBatchGroup];
+  std::size_t rest[internal::kBatchGroup];
+  std::size_t hits = 0;
+  for (std::size_t base = 0; base < n; base += internal::kBatchGroup) {
+    const std::size_t len = std::min(internal::kBatchGroup, n - base);
+    HashGroup(hasher, n, base, len, group);
+    std::size_t num_rest = 0;
+    for (std::size_t j = 0; j < len; ++j) {
+      ProbeWalk walk(group[j]);
+      std::uint64_t all = 1;
+      for (std::uint32_t i = 0; i < kFirstPass; ++i) all &= bit(walk.Next(num_bits));
+      out[base + j] = false;
+      rest[num_rest] = j;
+      num_rest += all & 1U;
+    }
+    for (std::size_t r = 0; r < num_rest; ++r) {
+      const std::size_t j = rest[r];
+      ProbeWalk walk(group[j], kFirstPass);
+      std::uint64_t all = 1;
+      for (std::uint32_t i = kFirstPass; i < num_hashes; ++i) all &= bit(walk.Next(num_bits));
+      out[base + j] = (all & 1U) != 0;
+      hits += all & 1U;
+    }
+  }
+  return hits;
+}
+
 template <typename Hasher>
 std::size_t QueryBatched(std::size_t n, const Hasher& hasher, const std::uint64_t* words, std::uint64_t num_bits,
                          std::uint32_t num_hashes, bool* out) noexcept {
-  if (num_bits / 8 >= internal::kInMemoryFilterBytes && num_hashes > kFirstWave) {
-    return QueryTwoWaves(n, hasher, words, num_bits, num_hashes, out);
-  }
+  const bool cached = num_bits / 8 < internal::kInMemoryFilterBytes;
+  if (!cached && num_hashes > kFirstWave) return QueryTwoWaves(n, hasher, words, num_bits, num_hashes, out);
+  if (cached && num_hashes > kFirstPass) return QueryCached(n, hasher, words, num_bits, num_hashes, out);
   std::size_t hits = 0;
   RunBatched(n, hasher, words, num_bits, num_hashes, false, [&](std::size_t i, HashPair h) {
     out[i] = ProbePrefetched(words, num_bits, num_hashes, h);

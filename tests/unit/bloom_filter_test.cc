@@ -356,6 +356,35 @@ void ExpectBatchAgrees(const Items& items, const bool* out, std::size_t hits, Si
   EXPECT_EQ(hits, want);
 }
 
+// Filters under 4 MiB answer batches in two branch-free passes (the first 2 probes of
+// every key, then the rest for the keys that passed). Filled to capacity at 5%, absent
+// keys fail in either pass; k = 7 and 3 take the passes, k = 2 and 1 the one-wave path.
+TEST(BloomFilterBatchTest, BatchesOfACachedFilterEqualSingleKeyCalls) {
+  for (const std::uint32_t k : {7U, 3U, 2U, 1U}) {
+    auto f = MakeFilter({.capacity = 20'000, .num_bits = 20'000 * 6, .num_hashes = k});
+    std::vector<std::uint64_t> added;
+    for (std::uint64_t i = 0; i < 20'000; ++i) added.push_back(bloomkit_test::SplitMix64(i + 7));
+    EXPECT_TRUE(f.AddHashBatch(added).ok());
+    std::vector<std::uint64_t> hashes;
+    for (std::uint64_t i = 0; i < 20'000; ++i) hashes.push_back(i % 2 == 0 ? added[i] : ~added[i]);
+    std::unique_ptr<bool[]> out(new bool[hashes.size()]);
+    std::size_t hits = f.MayContainHashBatch(hashes, std::span<bool>(out.get(), hashes.size()));
+    ExpectBatchAgrees(
+        hashes, out.get(), hits, [&](std::uint64_t h) { return f.MayContainHash(h); }, k);
+    EXPECT_GT(hits, 10'000U) << "k " << k << ": some absent keys pass";
+    EXPECT_LT(hits, 20'000U) << "k " << k << ": and some fail";
+
+    KeySet present('p', 0, 5'000);
+    KeySet absent('a', 0, 5'000);
+    EXPECT_TRUE(f.AddBatch(present.views).ok());
+    std::vector<std::string_view> keys;
+    for (std::size_t i = 0; i < 5'000; ++i) keys.push_back(i % 2 == 0 ? present.views[i] : absent.views[i]);
+    hits = f.MayContainBatch(keys, std::span<bool>(out.get(), keys.size()));
+    ExpectBatchAgrees(
+        keys, out.get(), hits, [&](std::string_view key) { return f.MayContain(key); }, k);
+  }
+}
+
 // Filters of 4 MiB and more answer batches in two waves (the first 3 probes of every
 // key, then the rest for the keys that passed); this one is filled to its capacity so
 // that absent keys are rejected in both waves, and k = 7 and k = 2 (a single wave)
