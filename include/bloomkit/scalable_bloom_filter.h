@@ -132,6 +132,11 @@ class ScalableBloomFilter {
 
   // Union with a filter of the same options and stage layout (an error otherwise).
   Status Merge(const ScalableBloomFilter& other);
+  // Merge with the filter of a file without loading it: each stage's bits are read from
+  // `reader` (FilterReader::OpenFile) kReadBufferBytes at a time and OR-ed into this
+  // filter's stage, so a merge costs one filter's memory, not two. On an error after
+  // the first piece, this filter holds the bits OR-ed so far (no false negative).
+  Status MergeFrom(FilterReader& reader);
   void Clear() noexcept;  // back to one empty first stage
 
   [[nodiscard]] std::uint64_t count() const noexcept;     // keys added (AddIfAbsent true)

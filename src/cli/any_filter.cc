@@ -306,26 +306,9 @@ Result<bool> AnyFilter::Remove(std::string_view key) {
       filter_);
 }
 
-Status AnyFilter::Merge(const AnyFilter& other) {
-  return std::visit(
-      [](auto& a, const auto& b) -> Status {
-        using A = std::decay_t<decltype(a)>;
-        using B = std::decay_t<decltype(b)>;
-        if constexpr (!std::is_same_v<A, B>) {
-          return Error(ErrorCode::kIncompatible, fmt::format("cannot merge a {} filter with a {} filter",
-                                                             FilterKindName(A::kKind), FilterKindName(B::kKind)));
-        } else if constexpr (MergeableFilter<A>) {
-          return a.Merge(b);
-        } else {
-          return Error(ErrorCode::kUnsupported, fmt::format("{} filters cannot be merged", FilterKindName(A::kKind)));
-        }
-      },
-      filter_, other.filter_);
-}
-
 namespace {
 
-// A kind that merges a file's filter as it reads it (BloomFilter::MergeFrom).
+// A kind that merges a file's filter as it reads it (BloomFilter::MergeFrom and the like).
 template <typename F>
 concept MergesFromFile = requires(F& f, FilterReader& reader) {
   f.MergeFrom(reader);
@@ -333,23 +316,19 @@ concept MergesFromFile = requires(F& f, FilterReader& reader) {
 
 }  // namespace
 
-bool AnyFilter::CanMergeFrom(FilterKind kind) const {
-  return std::visit(
-      [kind](const auto& f) {
-        using F = std::decay_t<decltype(f)>;
-        return F::kKind == kind && MergesFromFile<F>;
-      },
-      filter_);
-}
-
 Status AnyFilter::MergeFrom(FilterReader& reader) {
   return std::visit(
       [&reader](auto& f) -> Status {
-        if constexpr (MergesFromFile<std::decay_t<decltype(f)>>) {
+        using F = std::decay_t<decltype(f)>;
+        const FilterKind theirs = reader.header().kind;
+        if (theirs != F::kKind) {
+          return Error(ErrorCode::kIncompatible, fmt::format("cannot merge a {} filter with a {} filter",
+                                                             FilterKindName(F::kKind), FilterKindName(theirs)));
+        }
+        if constexpr (MergesFromFile<F>) {
           return f.MergeFrom(reader);
         } else {
-          return Error(ErrorCode::kUnsupported,
-                       fmt::format("{} filters cannot be merged from a file", FilterKindName(f.kKind)));
+          return Error(ErrorCode::kUnsupported, fmt::format("{} filters cannot be merged", FilterKindName(F::kKind)));
         }
       },
       filter_);

@@ -105,11 +105,10 @@ class AnyFilter {
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const;
   // Removes one copy of the key: true if found. kUnsupported for kinds without removal.
   Result<bool> Remove(std::string_view key);
-  // Union with a filter of the same kind and parameters (kIncompatible otherwise).
-  Status Merge(const AnyFilter& other);
-  // True if MergeFrom can read a file of `kind` into this filter (classic and blocked:
-  // the bits are OR-ed in as they are read, so the other filter is never in memory).
-  [[nodiscard]] bool CanMergeFrom(FilterKind kind) const;
+  // Merge with the filter `reader` reads, without loading it: every mergeable kind
+  // (classic, blocked, scalable) ORs its bits in as they are read, so the other filter
+  // is never in memory. kIncompatible for another kind, kUnsupported for a kind that
+  // does not merge (both before any payload byte is read).
   Status MergeFrom(FilterReader& reader);
 
   [[nodiscard]] FilterSummary Summary() const;

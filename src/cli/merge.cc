@@ -31,16 +31,11 @@ int RunMerge(const MergeOptions& o, const GlobalOptions& global) {
   const FileLock lock = LockForUpdate(o.out, global, /*missing_ok=*/true);
   LoadedFilter merged = LoadFilter(o.inputs[0], global);
   for (std::size_t i = 1; i < o.inputs.size(); ++i) {
-    // Classic and blocked inputs are OR-ed in as they are read: one filter in memory.
+    // Every mergeable kind ORs the next input in as it reads it: one filter in memory.
+    // A kind that does not merge is refused from the header, before its payload is read.
     const std::uint64_t limit = global.MaxMemoryBytes();
     auto reader = Take(FilterReader::OpenFile(o.inputs[i], std::nullopt, limit), o.inputs[i], kExitData);
-    Status st;
-    if (merged.filter.CanMergeFrom(reader.header().kind)) {
-      st = merged.filter.MergeFrom(reader);
-    } else {
-      const LoadedFilter next = LoadFilter(o.inputs[i], global);
-      st = merged.filter.Merge(next.filter);
-    }
+    const Status st = merged.filter.MergeFrom(reader);
     if (!st.ok()) {
       Fail(st.error().code() == ErrorCode::kUnsupported ? kExitUsage : kExitData,
            fmt::format("{}: cannot merge into {}: {}", o.inputs[i], o.inputs[0], st.error().message()));

@@ -209,13 +209,8 @@ Status FilterReader::Finish() const {
 
 namespace internal {
 
-Status OrWordsFrom(FilterReader& reader, std::span<std::uint64_t> words, std::uint64_t num_bits) {
-  if (reader.header().payload_bytes != words.size_bytes()) {
-    return MakeError(ErrorCode::kParameterMismatch, "payload of ", reader.header().payload_bytes,
-                     " bytes does not match the ", words.size_bytes(), " bytes of the filter's bits");
-  }
-  std::vector<std::uint64_t> piece(kReadBufferBytes / sizeof(std::uint64_t));
-  const ByteSource source = reader.payload();
+Status OrWordsFromSource(const ByteSource& source, std::span<std::uint64_t> words, std::uint64_t num_bits) {
+  std::vector<std::uint64_t> piece(std::min(kReadBufferBytes / sizeof(std::uint64_t), words.size()));
   for (std::size_t done = 0; done < words.size();) {
     const std::size_t n = std::min(piece.size(), words.size() - done);
     const std::span<std::uint64_t> theirs(piece.data(), n);
@@ -226,6 +221,15 @@ Status OrWordsFrom(FilterReader& reader, std::span<std::uint64_t> words, std::ui
     for (std::size_t i = 0; i < n; ++i) words[done + i] |= theirs[i];
     done += n;
   }
+  return {};
+}
+
+Status OrWordsFrom(FilterReader& reader, std::span<std::uint64_t> words, std::uint64_t num_bits) {
+  if (reader.header().payload_bytes != words.size_bytes()) {
+    return MakeError(ErrorCode::kParameterMismatch, "payload of ", reader.header().payload_bytes,
+                     " bytes does not match the ", words.size_bytes(), " bytes of the filter's bits");
+  }
+  if (Status st = OrWordsFromSource(reader.payload(), words, num_bits); !st.ok()) return st;
   return reader.Finish();
 }
 

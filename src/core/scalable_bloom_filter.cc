@@ -355,6 +355,91 @@ Status ScalableBloomFilter::Merge(const ScalableBloomFilter& other) {
   return {};
 }
 
+Status ScalableBloomFilter::MergeFrom(FilterReader& reader) {
+  using internal::MakeError;
+  const FileHeader& h = reader.header();
+  if (h.kind != kKind) {
+    return MakeError(ErrorCode::kWrongKind, "holds a ", FilterKindName(h.kind), " filter, not a ",
+                     FilterKindName(kKind), " one");
+  }
+  // Merge's checks on the header's options, then each stage as Deserialize checks it,
+  // with the stage's words OR-ed into this filter's stage as they are read.
+  const ScalableOptions a = options();
+  if (h.params[1] != a.initial_capacity || h.fp_rate != a.fp_rate || h.params[2] != a.growth ||
+      h.params[3] != std::bit_cast<std::uint64_t>(a.tightening) || h.params[4] != (a.scaling ? kFlagScaling : 0) ||
+      h.params[0] != stages_.size()) {
+    return MakeError(ErrorCode::kIncompatible, "cannot merge scalable filters with different options or ",
+                     "stage counts (", stages_.size(), " and ", h.params[0], " stages)");
+  }
+  const ByteSource payload = reader.payload();
+  std::uint64_t rest = h.payload_bytes;
+  for (std::size_t i = 0; i < stages_.size(); ++i) {
+    BloomFilter& stage = stages_[i];
+    auto nested = [&](const Error& e) {
+      return MakeError(e.code() == ErrorCode::kIncompatible ? ErrorCode::kIncompatible : ErrorCode::kParameterMismatch,
+                       "stage ", i, " of ", stages_.size(), ": ", e.message());
+    };
+    if (rest < kHeaderBytes + kChecksumBytes) {
+      return MakeError(ErrorCode::kParameterMismatch, "payload ends before stage ", i, " of ", stages_.size());
+    }
+    std::array<std::byte, kHeaderBytes> head{};
+    if (Status st = payload(head); !st.ok()) return st;
+    auto stage_header = internal::DecodeHeader(head);
+    if (!stage_header.ok()) return nested(stage_header.error());
+    const FileHeader& sh = stage_header.value();
+    if (sh.kind != FilterKind::kClassic || (sh.flags & kFlagZstdPayload) != 0) {
+      return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " is not an uncompressed classic filter");
+    }
+    const std::uint64_t stage_bytes = kHeaderBytes + sh.stored_payload_bytes + kChecksumBytes;
+    if (stage_bytes > rest) {
+      return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " announces ", stage_bytes, " bytes, only ", rest,
+                       " left in the payload");
+    }
+    auto st = internal::CombineWords("merge", "filters", {stage.num_bits_, stage.num_hashes()},
+                                     {sh.params[0], static_cast<std::uint32_t>(std::min<std::uint64_t>(
+                                                        sh.params[1], std::numeric_limits<std::uint32_t>::max()))},
+                                     {}, {}, internal::WordOp::kOr);
+    if (!st.ok()) return nested(st.error());
+    if (sh.payload_bytes != stage.memory_bytes() || sh.capacity != stage.capacity() || sh.fp_rate != stage.fp_rate() ||
+        sh.count > kMaxFileCount) {
+      return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " has ", sh.payload_bytes, " bytes, capacity ",
+                       sh.capacity, ", error rate ", sh.fp_rate, " and count ", sh.count, ", this filter's has ",
+                       stage.memory_bytes(), " bytes, capacity ", stage.capacity(), " and error rate ",
+                       stage.fp_rate());
+    }
+    for (std::size_t j = 2; j < kNumHeaderParams; ++j) {
+      if (sh.params[j] != 0) {
+        return MakeError(ErrorCode::kReservedNonZero, "stage ", i, ": unused parameter ", j, " is not zero");
+      }
+    }
+    XXH3_state_t state;
+    (void)XXH3_64bits_reset(&state);
+    (void)XXH3_64bits_update(&state, head.data(), head.size());
+    auto hashed = [&](std::span<std::byte> out) -> Status {
+      Status got = payload(out);
+      if (got.ok()) (void)XXH3_64bits_update(&state, out.data(), out.size());
+      return got;
+    };
+    st = internal::OrWordsFromSource(ByteSource(hashed), stage.words_.span(), stage.num_bits_);
+    stage.count_ = stage.EstimatedCount();  // also after an error: the bits OR-ed so far are in
+    if (!st.ok()) return nested(st.error());
+    std::array<std::byte, kChecksumBytes> sum{};
+    if (st = payload(sum); !st.ok()) return st;
+    if (internal::LoadLE<std::uint64_t>(sum.data()) != XXH3_64bits_digest(&state)) {
+      return nested(MakeError(ErrorCode::kChecksumMismatch, "checksum mismatch (file is corrupt or truncated)"));
+    }
+    const std::uint64_t padded = AlignUp64(stage_bytes);
+    if (padded > rest) return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " is not padded to 64 bytes");
+    std::array<std::byte, 64> padding{};
+    if (st = payload(std::span(padding.data(), static_cast<std::size_t>(padded - stage_bytes))); !st.ok()) return st;
+    if (std::ranges::any_of(padding, [](std::byte b) { return b != std::byte{0}; })) {
+      return MakeError(ErrorCode::kReservedNonZero, "padding after stage ", i, " is not zero");
+    }
+    rest -= padded;
+  }
+  return reader.Finish();
+}
+
 void ScalableBloomFilter::Clear() noexcept {
   // Back to one stage, in a table of one when there is memory for it (and in the old,
   // larger one otherwise).

@@ -184,6 +184,43 @@ TEST(FileTest, MergeFromAFileIsMerge) {
   EXPECT_TRUE(merged == a);
 }
 
+// A scalable filter's MergeFrom ORs each stage in as it reads it: the union Merge
+// computes, for raw and compressed files; another stage count is refused unchanged.
+TEST(FileTest, ScalableMergeFromAFileIsMerge) {
+  TempDir dir;
+  auto make = [](char prefix, std::uint64_t keys) {
+    auto f = ScalableBloomFilter::Create({.initial_capacity = 50, .fp_rate = 0.01});
+    EXPECT_TRUE(f.ok());
+    for (std::uint64_t i = 0; i < keys; ++i) EXPECT_TRUE(f->Add(Key(prefix, i)).ok());
+    return std::move(f).value();
+  };
+  const ScalableBloomFilter a = make('a', 300);
+  const ScalableBloomFilter b = make('b', 320);
+  ASSERT_GT(a.num_stages(), 2U);
+  ASSERT_EQ(a.num_stages(), b.num_stages());
+  for (const bool compress : {false, true}) {
+    ASSERT_TRUE(SaveFile(b, dir / "b.bkf", {.compress = compress}).ok());
+    ScalableBloomFilter expected = a;
+    ASSERT_TRUE(expected.Merge(b).ok());
+    ScalableBloomFilter merged = a;
+    auto reader = FilterReader::OpenFile(dir / "b.bkf", std::nullopt);
+    ASSERT_TRUE(reader.ok()) << reader.error().message();
+    const Status st = merged.MergeFrom(reader.value());
+    ASSERT_TRUE(st.ok()) << st.error().message();
+    EXPECT_TRUE(merged == expected);
+  }
+  const ScalableBloomFilter fewer = make('c', 10);
+  ASSERT_LT(fewer.num_stages(), a.num_stages());
+  ASSERT_TRUE(SaveFile(fewer, dir / "fewer.bkf").ok());
+  auto reader = FilterReader::OpenFile(dir / "fewer.bkf", std::nullopt);
+  ASSERT_TRUE(reader.ok());
+  ScalableBloomFilter merged = a;
+  const Status st = merged.MergeFrom(reader.value());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code(), ErrorCode::kIncompatible);
+  EXPECT_TRUE(merged == a);
+}
+
 TEST(FileTest, SaveReplacesAnExistingFile) {
   TempDir dir;
   const fs::path path = dir / "f.bkf";

@@ -100,6 +100,9 @@ inline Status ReadWordsLE(const ByteSource& source, std::span<std::uint64_t> wor
 // into `words`, kReadBufferBytes at a time, then checks that the bits at and past
 // `num_bits` stayed zero and that the payload ended (FilterReader::Finish).
 Status OrWordsFrom(FilterReader& reader, std::span<std::uint64_t> words, std::uint64_t num_bits);
+// The same for words.size() little-endian words read from `source` (no Finish): a
+// scalable filter's stages, one after the other in one payload.
+Status OrWordsFromSource(const ByteSource& source, std::span<std::uint64_t> words, std::uint64_t num_bits);
 
 // Overflow-safe a * b; false if it overflows.
 [[nodiscard]] inline bool CheckedMul(std::uint64_t a, std::uint64_t b, std::uint64_t* out) noexcept {

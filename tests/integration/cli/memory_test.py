@@ -23,7 +23,6 @@ MIB = 1 << 20
 # kReadBufferBytes (1 MiB), zstd's contexts at level 3 (a few MiB) and slack for the
 # allocator's arenas; far below the 64 MiB a second copy of the filter needs.
 BOUND = 16 * MIB
-CAPACITY = 56_000_000  # a classic filter of about 64 MiB at 1%
 
 # Sanitizers reserve shadow memory as address space of their own: a cap a few MiB over
 # the program's use stops the sanitizer itself, so the capped runs are skipped there.
@@ -38,13 +37,13 @@ def run(args, cap=None, stdin=b""):
     return subprocess.run([BLOOMKIT] + args, input=stdin, capture_output=True, preexec_fn=limit, check=False)
 
 
-def least_cap(args, stdin=b""):
-    """The least address-space cap (to 1 MiB) under which `args` succeeds."""
-    low, high = 1 * MIB, 2048 * MIB
-    assert run(args, high, stdin).returncode == 0
+def least_cap(args, stdin=b"", returncode=0):
+    """The least address-space cap (to 1 MiB) under which `args` exits with `returncode`."""
+    low, high = 1 * MIB, 256 * MIB
+    assert run(args, high, stdin).returncode == returncode
     while high - low > MIB:
         mid = (low + high) // 2
-        if run(args, mid, stdin).returncode == 0:
+        if run(args, mid, stdin).returncode == returncode:
             high = mid
         else:
             low = mid
@@ -54,6 +53,7 @@ def least_cap(args, stdin=b""):
 @unittest.skipIf(UNDER_SANITIZER, "RLIMIT_AS caps do not apply under sanitizers")
 class LoadSaveMemoryTest(unittest.TestCase):
     kind = "classic"
+    capacity = 56_000_000  # a filter of about 64 MiB at 1%
 
     @classmethod
     def setUpClass(cls):
@@ -61,11 +61,11 @@ class LoadSaveMemoryTest(unittest.TestCase):
         d = cls.tmp.name
         cls.big = os.path.join(d, "big.bf")
         cls.tiny = os.path.join(d, "tiny.bf")
-        for path, capacity in ((cls.big, CAPACITY), (cls.tiny, 1000)):
+        for path, capacity in ((cls.big, cls.capacity), (cls.tiny, 1000)):
             done = run(["create", path, "--capacity", str(capacity), "--kind", cls.kind])
             assert done.returncode == 0, done.stderr
         cls.big_bytes = os.path.getsize(cls.big)
-        assert cls.big_bytes > 60 * MIB, cls.big_bytes
+        assert 60 * MIB < cls.big_bytes < 80 * MIB, cls.big_bytes
         for src in (cls.big, cls.tiny):  # an empty filter compresses to almost nothing
             done = run(["compress", src, src + ".zst"])
             assert done.returncode == 0, done.stderr
@@ -74,14 +74,17 @@ class LoadSaveMemoryTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def check(self, make_args, stdin=b""):
-        """`make_args(path)` runs on the tiny filter to find the baseline, then on the big one."""
-        baseline = least_cap(make_args(self.tiny), stdin)
+    def check(self, make_args, stdin=b"", returncode=0):
+        """`make_args(path)` runs on the tiny filter to find the baseline, then on the big one,
+        which must exit with `returncode` (0: success; 2: a refused merge) under the cap."""
+        baseline = least_cap(make_args(self.tiny), stdin, returncode)
         cap = baseline + self.big_bytes + BOUND
         done = run(make_args(self.big), cap, stdin)
-        self.assertEqual(done.returncode, 0,
-                         f"{make_args(self.big)} failed under a cap of baseline {baseline // MIB} MiB + filter "
-                         f"{self.big_bytes // MIB} MiB + {BOUND // MIB} MiB: {done.stderr.decode()}")
+        self.assertEqual(done.returncode, returncode,
+                         f"{make_args(self.big)} exited {done.returncode} under a cap of baseline "
+                         f"{baseline // MIB} MiB + filter {self.big_bytes // MIB} MiB + {BOUND // MIB} MiB: "
+                         f"{done.stderr.decode()}")
+        return done
 
     def test_info(self):
         self.check(lambda p: ["info", p])
@@ -104,19 +107,52 @@ class LoadSaveMemoryTest(unittest.TestCase):
     def test_decompress(self):
         self.check(lambda p: ["decompress", p + ".zst", p + ".out", "--force"])
 
+    mergeable = True
+
     def test_merge(self):
-        self.check(lambda p: ["merge", p + ".merged", p, p + ".zst", "--force"])
+        """A mergeable kind ORs the second input in as it reads it; any other kind is refused
+        from the second input's header (exit 2), before its payload is read."""
+        make_args = lambda p: ["merge", p + ".merged", p, p + ".zst", "--force"]  # noqa: E731
+        if self.mergeable:
+            self.check(make_args)
+        else:
+            done = self.check(make_args, returncode=2)
+            self.assertIn(b"cannot be merged", done.stderr)
+
+
+class BlockedMemoryTest(LoadSaveMemoryTest):
+    kind = "blocked"
+    capacity = 53_000_000
+
+
+class CountingMemoryTest(LoadSaveMemoryTest):
+    kind = "counting"
+    capacity = 14_000_000
+    mergeable = False
+
+
+class ScalableMemoryTest(LoadSaveMemoryTest):
+    kind = "scalable"
+    capacity = 48_000_000
+
+
+class CuckooMemoryTest(LoadSaveMemoryTest):
+    kind = "cuckoo"
+    capacity = 42_000_000
+    mergeable = False
 
 
 # RedisBloom's kinds save through SerializeTo as well (before it: twice the filter).
 class RedisBloomFilterMemoryTest(LoadSaveMemoryTest):
     kind = "redisbloom-bf"
-    test_merge = None  # RedisBloom's kinds do not merge
+    capacity = 48_000_000
+    mergeable = False
 
 
 class RedisCuckooFilterMemoryTest(LoadSaveMemoryTest):
     kind = "redisbloom-cf"
-    test_merge = None
+    capacity = 56_000_000
+    mergeable = False
 
 
 if __name__ == "__main__":
