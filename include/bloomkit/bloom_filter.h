@@ -110,7 +110,7 @@ class BloomFilter {
   Status Intersect(const BloomFilter& other);
 
   [[nodiscard]] std::uint64_t num_bits() const noexcept { return num_bits_; }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return words_.owner_byte(); }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return num_hashes_; }
   // The most bits a filter may have (2 PiB: far past any memory).
   static constexpr std::uint64_t kMaxNumBits = WordArray::kMaxWords * 64;
   [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
@@ -157,13 +157,13 @@ class BloomFilter {
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BloomFilter& other, std::string_view operation, internal::WordOp op);
 
-  // 48 bytes, so that a scalable filter's stages cost no more bookkeeping than
-  // RedisBloom's (MEMORY USAGE in the Redis module). Everything a probe reads (num_bits_,
-  // the words' pointer and the hash count, kept in the words' owner byte) is in 24
-  // adjacent bytes, loaded as plain fields.
-  std::uint64_t count_ = 0;
+  // What a probe reads (num_bits_, the words' pointer, num_hashes_) comes first, in the
+  // first 40 bytes of the object: one cache line for a scalable filter's 64-byte-aligned
+  // stages.
   std::uint64_t num_bits_ = 0;  // <= kMaxNumBits
-  WordArray words_;             // owner_byte(): num_hashes (<= kMaxNumHashes)
+  WordArray words_;
+  std::uint32_t num_hashes_ = 0;  // <= kMaxNumHashes
+  std::uint64_t count_ = 0;
   std::uint64_t capacity_ = 0;
   double fp_rate_ = 0;
 };

@@ -65,9 +65,7 @@ std::uint64_t WordsFor(std::uint64_t num_bits) {
 
 BloomFilter::BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
                          WordArray words) noexcept
-    : num_bits_(num_bits), words_(std::move(words)), capacity_(capacity), fp_rate_(fp_rate) {
-  words_.set_owner_byte(static_cast<std::uint8_t>(num_hashes));  // callers checked it: <= kMaxNumHashes
-}
+    : num_bits_(num_bits), words_(std::move(words)), num_hashes_(num_hashes), capacity_(capacity), fp_rate_(fp_rate) {}
 
 Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
   using internal::MakeError;
