@@ -60,6 +60,10 @@ class ConcurrentBloomFilter {
 
   // A classic-filter file of a Snapshot(): safe while other threads add.
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+  // The bytes Serialize() returns without compression, handed to `sink` in pieces read
+  // with atomic loads (SaveFile and WriteTo stream through it); false if the sink
+  // stopped early. Safe while other threads add.
+  bool SerializeTo(ByteSink sink) const noexcept;
 
   // Never fails (always ok). Inline, so that the caller sees the constant status.
   Status Add(std::string_view key) noexcept {
@@ -123,6 +127,10 @@ class ConcurrentBlockedBloomFilter {
   explicit ConcurrentBlockedBloomFilter(BlockedBloomFilter filter) noexcept;
 
   [[nodiscard]] std::vector<std::byte> Serialize(const SaveOptions& options = {}) const;
+  // The bytes Serialize() returns without compression, handed to `sink` in pieces read
+  // with atomic loads (SaveFile and WriteTo stream through it); false if the sink
+  // stopped early. Safe while other threads add.
+  bool SerializeTo(ByteSink sink) const noexcept;
 
   // Never fails (always ok). Inline, so that the caller sees the constant status.
   Status Add(std::string_view key) noexcept {

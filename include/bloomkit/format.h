@@ -98,6 +98,15 @@ Result<std::vector<std::byte>> ReadStreamBytes(std::istream& in,
                                                std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes);
 // Writes `bytes` to a stream; an error if the stream fails.
 Status WriteStreamBytes(std::ostream& out, std::span<const std::byte> bytes);
+// Writes to a stream the file that `serialize_to` streams, the bytes of
+// Serialize(options), without a buffer of the file's size: a raw file goes from the
+// filter's memory to the stream piece by piece. A compressed file's header holds the
+// size of its compressed payload, which a stream cannot seek back to write, so the
+// file is first written to an unlinked temporary file in the temporary directory
+// (TMPDIR, as std::filesystem::temp_directory_path) and then copied to the stream in
+// kReadBufferBytes pieces.
+Status WriteStreamed(std::ostream& out, const std::function<bool(ByteSink)>& serialize_to,
+                     const SaveOptions& options = {});
 
 // Bytes of the one buffer a streamed load reads through (FilterReader): the checksum
 // pass and a compressed payload's input. A raw payload is read straight into the
@@ -206,9 +215,16 @@ Result<Filter> LoadFile(const std::filesystem::path& path, const LoadOptions& op
   }
 }
 
+// Writes with a peak of the filter's size plus a bounded buffer (WriteStreamed) for
+// every kind that streams its file (SerializeTo).
 template <typename Filter>
 Status WriteTo(const Filter& filter, std::ostream& out, const SaveOptions& options = {}) {
-  return WriteStreamBytes(out, filter.Serialize(options));
+  if constexpr (requires(ByteSink sink) { filter.SerializeTo(sink); }) {
+    return WriteStreamed(
+        out, [&filter](ByteSink sink) { return filter.SerializeTo(sink); }, options);
+  } else {
+    return WriteStreamBytes(out, filter.Serialize(options));
+  }
 }
 
 // Reads one filter off a stream with a peak of the filter's size plus kReadBufferBytes

@@ -37,13 +37,15 @@ inline void Increment(std::uint64_t& counter) noexcept {
   std::atomic_ref<std::uint64_t>(counter).fetch_add(1, std::memory_order_relaxed);
 }
 
-// A file of the wrapped kind whose payload is read word by word with atomic loads (a
-// plain copy of the words would race with concurrent fetch-ors). The header is filled
-// as BloomFilter::Serialize and BlockedBloomFilter::Serialize fill it: params[0] =
-// num_bits or num_blocks, params[1] = num_hashes; tests compare the bytes of both.
-std::vector<std::byte> EncodeAtomically(FilterKind kind, std::uint64_t capacity, std::uint64_t count, double fp_rate,
-                                        std::uint64_t param0, std::uint32_t num_hashes,
-                                        std::span<const std::uint64_t> words, const SaveOptions& options) {
+// Streams a file of the wrapped kind whose payload is read word by word with atomic
+// loads (a plain copy of the words would race with concurrent fetch-ors), in pieces of
+// kPieceWords through a buffer on the stack, so a save needs no copy of the filter.
+// The header is filled as BloomFilter::SerializeTo and BlockedBloomFilter::SerializeTo
+// fill it: params[0] = num_bits or num_blocks, params[1] = num_hashes; tests compare
+// the bytes of both.
+bool StreamAtomically(FilterKind kind, std::uint64_t capacity, std::uint64_t count, double fp_rate,
+                      std::uint64_t param0, std::uint32_t num_hashes, std::span<const std::uint64_t> words,
+                      ByteSink sink) noexcept {
   FileHeader header;
   header.kind = kind;
   header.capacity = capacity;
@@ -52,13 +54,16 @@ std::vector<std::byte> EncodeAtomically(FilterKind kind, std::uint64_t capacity,
   header.payload_bytes = words.size_bytes();
   header.params[0] = param0;
   header.params[1] = num_hashes;
-  return internal::EncodeFile(
-      header,
-      [&](std::span<std::byte> out) {
-        for (std::size_t i = 0; i < words.size(); ++i)
-          internal::StoreLE<std::uint64_t>(out.data() + 8 * i, Load(words[i]));
-      },
-      options);
+  internal::FileStream out(sink);
+  if (!out.Begin(header)) return false;
+  constexpr std::size_t kPieceWords = 512;
+  std::array<std::uint64_t, kPieceWords> piece;  // NOLINT(cppcoreguidelines-pro-type-member-init): filled before use
+  for (std::size_t i = 0; i < words.size(); i += kPieceWords) {
+    const std::size_t n = std::min(kPieceWords, words.size() - i);
+    for (std::size_t j = 0; j < n; ++j) piece[j] = Load(words[i + j]);
+    if (!out.PutWords(std::span<const std::uint64_t>(piece.data(), n))) return false;
+  }
+  return out.Finish();
 }
 
 constexpr LoadOptions kNoLimit{.max_memory_bytes = ~std::uint64_t{0}};
@@ -131,8 +136,12 @@ Result<ConcurrentBloomFilter> ConcurrentBloomFilter::Deserialize(const FileHeade
 }
 
 std::vector<std::byte> ConcurrentBloomFilter::Serialize(const SaveOptions& options) const {
-  return EncodeAtomically(kKind, filter_.capacity(), count(), filter_.fp_rate(), filter_.num_bits(),
-                          filter_.num_hashes(), filter_.words(), options);
+  return internal::CollectFile([this](ByteSink sink) { return SerializeTo(sink); }, options);
+}
+
+bool ConcurrentBloomFilter::SerializeTo(ByteSink sink) const noexcept {
+  return StreamAtomically(kKind, filter_.capacity(), count(), filter_.fp_rate(), filter_.num_bits(),
+                          filter_.num_hashes(), filter_.words(), sink);
 }
 
 bool ConcurrentBloomFilter::InsertKey(std::string_view key) noexcept {
@@ -256,8 +265,12 @@ Result<ConcurrentBlockedBloomFilter> ConcurrentBlockedBloomFilter::Deserialize(c
 }
 
 std::vector<std::byte> ConcurrentBlockedBloomFilter::Serialize(const SaveOptions& options) const {
-  return EncodeAtomically(kKind, filter_.capacity(), count(), filter_.fp_rate(), filter_.num_blocks(),
-                          filter_.num_hashes(), filter_.words(), options);
+  return internal::CollectFile([this](ByteSink sink) { return SerializeTo(sink); }, options);
+}
+
+bool ConcurrentBlockedBloomFilter::SerializeTo(ByteSink sink) const noexcept {
+  return StreamAtomically(kKind, filter_.capacity(), count(), filter_.fp_rate(), filter_.num_blocks(),
+                          filter_.num_hashes(), filter_.words(), sink);
 }
 
 bool ConcurrentBlockedBloomFilter::InsertKey(std::string_view key) noexcept {

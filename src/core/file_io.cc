@@ -537,4 +537,49 @@ Status WriteStreamBytes(std::ostream& out, std::span<const std::byte> bytes) {
   return {};
 }
 
+Status WriteStreamed(std::ostream& out, const std::function<bool(ByteSink)>& serialize_to, const SaveOptions& options) {
+  auto fail = [] { return MakeError(ErrorCode::kIoError, "write to stream failed"); };
+  if (!out) return fail();
+  auto raw = [&]() -> Status {
+    auto put = [&out](std::span<const std::byte> piece) noexcept {
+      out.write(reinterpret_cast<const char*>(piece.data()), static_cast<std::streamsize>(piece.size()));
+      return static_cast<bool>(out);
+    };
+    const bool done = serialize_to(ByteSink(put));
+    out.flush();
+    if (!out) return fail();
+    if (!done) return MakeError(ErrorCode::kIoError, "the filter did not serialize");
+    return {};
+  };
+  if (!options.compress) return raw();
+
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+  if (ec) return MakeError(ErrorCode::kIoError, "no temporary directory for a compressed stream: ", ec.message());
+  const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return MakeError(ErrorCode::kIoError, "cannot create a temporary file in ", dir.string(), ": ", ErrnoText());
+  }
+  struct Close {
+    int fd;
+    ~Close() { ::close(fd); }
+  } close_fd{fd};
+  bool shrank = false;
+  if (Status st = WriteCompressed(fd, serialize_to, options.compression_level, &shrank); !st.ok()) return st;
+  if (!shrank) return raw();  // incompressible: the raw file, as SaveStreamed writes
+  std::vector<std::byte> buffer(kReadBufferBytes);
+  for (off_t at = 0;;) {
+    const ssize_t got = ::pread(fd, buffer.data(), buffer.size(), at);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return MakeError(ErrorCode::kIoError, "read of the temporary file failed: ", ErrnoText());
+    if (got == 0) break;
+    out.write(reinterpret_cast<const char*>(buffer.data()), static_cast<std::streamsize>(got));
+    if (!out) return fail();
+    at += got;
+  }
+  out.flush();
+  if (!out) return fail();
+  return {};
+}
+
 }  // namespace bloomkit

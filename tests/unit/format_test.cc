@@ -555,6 +555,75 @@ TEST(FileTest, ConcurrentLoadFileCostsTheFilterPlusABoundedBuffer) {
   }));
 }
 
+// Saves stream from the filter's memory: a raw or compressed WriteTo, and SaveFile of
+// the concurrent kinds (whose words are read with atomic loads), cost the filter plus
+// a bounded buffer. Each child builds its filter under the cap, so a save that
+// collects the file into one buffer first needs twice the filter and fails.
+TEST(StreamTest, SavesCostTheFilterPlusABoundedBuffer) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizers reserve address space of their own";
+#endif
+  TempDir dir;
+  for (const bool compress : {false, true}) {
+    const fs::path path = dir / (compress ? "written.zst.bkf" : "written.bkf");
+    EXPECT_TRUE(WithinAddressSpace(kBigFilterBits / 8 + kLoadBound, [&] {
+      auto big = BloomFilter::Create({.num_bits = kBigFilterBits, .num_hashes = 3});
+      if (!big.ok() || !big->Add("k").ok()) return false;
+      std::ofstream out(path, std::ios::binary);
+      return WriteTo(big.value(), out, {.compress = compress}).ok();
+    })) << path;
+    std::ifstream in(path, std::ios::binary);
+    auto loaded = ReadFrom<BloomFilter>(in);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+    EXPECT_TRUE(loaded->MayContain("k"));
+    EXPECT_EQ(loaded->num_bits(), kBigFilterBits);
+    EXPECT_EQ(fs::file_size(path) < kBigFilterBits / 8, compress);  // a zstd frame of mostly zeros, or the raw bits
+
+    const fs::path classic = dir / (compress ? "classic.zst.bkf" : "classic.bkf");
+    EXPECT_TRUE(WithinAddressSpace(kBigFilterBits / 8 + kLoadBound, [&] {
+      auto made = BloomFilter::Create({.num_bits = kBigFilterBits, .num_hashes = 3});
+      if (!made.ok()) return false;
+      ConcurrentBloomFilter f(std::move(made).value());
+      static_cast<void>(f.Add("k"));
+      return SaveFile(f, classic, {.compress = compress}).ok();
+    })) << classic;
+    auto classic_loaded = LoadFile<BloomFilter>(classic);
+    ASSERT_TRUE(classic_loaded.ok()) << classic_loaded.error().message();
+    EXPECT_TRUE(classic_loaded->MayContain("k"));
+
+    const fs::path blocked = dir / (compress ? "blocked.zst.bkf" : "blocked.bkf");
+    EXPECT_TRUE(WithinAddressSpace(kBigFilterBits / 8 + kLoadBound, [&] {
+      auto f = ConcurrentBlockedBloomFilter::Create({.num_bits = kBigFilterBits, .num_hashes = 6});
+      if (!f.ok()) return false;
+      static_cast<void>(f->Add("k"));
+      return SaveFile(f.value(), blocked, {.compress = compress}).ok();
+    })) << blocked;
+    auto blocked_loaded = LoadFile<BlockedBloomFilter>(blocked);
+    ASSERT_TRUE(blocked_loaded.ok()) << blocked_loaded.error().message();
+    EXPECT_TRUE(blocked_loaded->MayContain("k"));
+  }
+}
+
+// A streamed WriteTo writes the bytes of Serialize, raw and compressed, for the kinds
+// that stream and for the concurrent ones.
+TEST(StreamTest, WriteToWritesTheBytesOfSerialize) {
+  const BloomFilter f = SampleFilter(5000, 1000);
+  auto concurrent = ConcurrentBloomFilter(SampleFilter(5000, 1000));
+  for (const bool compress : {false, true}) {
+    const SaveOptions options{.compress = compress};
+    std::stringstream a;
+    ASSERT_TRUE(WriteTo(f, a, options).ok());
+    const Bytes expected = f.Serialize(options);
+    EXPECT_EQ(a.str(), std::string(reinterpret_cast<const char*>(expected.data()), expected.size()));
+    std::stringstream b;
+    ASSERT_TRUE(WriteTo(concurrent, b, options).ok());
+    const Bytes expected_concurrent = concurrent.Serialize(options);
+    EXPECT_EQ(b.str(),
+              std::string(reinterpret_cast<const char*>(expected_concurrent.data()), expected_concurrent.size()));
+    EXPECT_EQ(expected_concurrent, expected);
+  }
+}
+
 TEST(StreamTest, WritingToAFailedStreamIsAnError) {
   std::stringstream stream;
   stream.setstate(std::ios::badbit);
