@@ -10,6 +10,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <new>
+#include <type_traits>
 
 namespace bloomkit {
 
@@ -39,5 +43,53 @@ inline constexpr std::size_t kMaxAllocators = 255;
 [[nodiscard]] const Allocator& GetAllocator() noexcept;
 // The built-in allocator.
 [[nodiscard]] const Allocator& DefaultAllocator() noexcept;
+
+namespace internal {
+// The index of the current allocator in the table of installed ones (entries never
+// change once written), and the table's functions by index.
+[[nodiscard]] std::uint8_t CurrentAllocatorIndex() noexcept;
+[[nodiscard]] void* AllocateWith(std::uint8_t index, std::size_t bytes, std::size_t alignment) noexcept;
+void DeallocateWith(std::uint8_t index, void* pointer, std::size_t bytes, std::size_t alignment) noexcept;
+[[nodiscard]] std::size_t HeldBy(std::uint8_t index, const void* pointer, std::size_t bytes,
+                                 std::size_t alignment) noexcept;
+}  // namespace internal
+
+// A standard allocator over the seam, for the containers of filter objects (a scalable
+// filter's stages, a cuckoo filter's sub-filters), so that they too live in the host's
+// memory. A container keeps the allocator installed when it was made (a copy takes the
+// current one) and frees through it; blocks are aligned to a cache line.
+//   std::vector<BloomFilter, SeamAllocator<BloomFilter>> stages;
+template <typename T>
+class SeamAllocator {
+ public:
+  using value_type = T;
+  using propagate_on_container_copy_assignment = std::true_type;
+  using propagate_on_container_move_assignment = std::true_type;
+  using propagate_on_container_swap = std::true_type;
+  static constexpr std::size_t kAlignment = alignof(T) > 64 ? alignof(T) : 64;
+
+  SeamAllocator() noexcept : index_(internal::CurrentAllocatorIndex()) {}
+  template <typename U>
+  SeamAllocator(const SeamAllocator<U>& other) noexcept : index_(other.index()) {}  // NOLINT: as std::allocator
+
+  // Throws std::bad_alloc when the allocator has no memory (standard containers expect it).
+  [[nodiscard]] T* allocate(std::size_t n) {
+    if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_array_new_length();
+    void* p = internal::AllocateWith(index_, n * sizeof(T), kAlignment);
+    if (p == nullptr) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t n) noexcept { internal::DeallocateWith(index_, p, n * sizeof(T), kAlignment); }
+  // What the allocator holds for a block of `n` from allocate (Allocator::held).
+  [[nodiscard]] std::size_t held(const T* p, std::size_t n) const noexcept {
+    return p == nullptr ? 0 : internal::HeldBy(index_, p, n * sizeof(T), kAlignment);
+  }
+  [[nodiscard]] SeamAllocator select_on_container_copy_construction() const noexcept { return {}; }
+  [[nodiscard]] std::uint8_t index() const noexcept { return index_; }
+  friend bool operator==(const SeamAllocator& a, const SeamAllocator& b) noexcept { return a.index_ == b.index_; }
+
+ private:
+  std::uint8_t index_;
+};
 
 }  // namespace bloomkit

@@ -112,11 +112,9 @@ class BloomFilter {
   Status Intersect(const BloomFilter& other);
 
   [[nodiscard]] std::uint64_t num_bits() const noexcept { return num_bits_; }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return words_.owner_byte() & kNumHashesMask; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return num_hashes_; }
   // kHashIdXxh3DoubleHashing (1) or kHashIdShort64 (4): how keys become probes.
-  [[nodiscard]] std::uint16_t hash_id() const noexcept {
-    return (words_.owner_byte() & kShortHashBit) != 0 ? kHashIdShort64 : kHashIdXxh3DoubleHashing;
-  }
+  [[nodiscard]] std::uint16_t hash_id() const noexcept { return hash_id_; }
   // The most bits a filter may have (2 PiB: far past any memory).
   static constexpr std::uint64_t kMaxNumBits = WordArray::kMaxWords * 64;
   [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
@@ -158,22 +156,19 @@ class BloomFilter {
 
   BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate, WordArray words,
               std::uint16_t hash_id = kHashIdXxh3DoubleHashing) noexcept;
-  // The words' owner byte: num_hashes (<= kMaxNumHashes = 64) in the low 7 bits, and
-  // kShortHashBit set for hash id 4.
-  static constexpr std::uint8_t kNumHashesMask = 0x7f;
-  static constexpr std::uint8_t kShortHashBit = 0x80;
   // Add and AddIfAbsent: true if the key was new.
   bool InsertKey(std::string_view key) noexcept;
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BloomFilter& other, std::string_view operation, internal::WordOp op);
 
-  // 48 bytes, so that a scalable filter's stages cost no more bookkeeping than
-  // RedisBloom's (MEMORY USAGE in the Redis module). Everything a probe reads (num_bits_,
-  // the words' pointer, the hash count and id, kept in the words' owner byte) is in 24
-  // adjacent bytes, loaded as plain fields.
-  std::uint64_t count_ = 0;
+  // What a probe reads (num_bits_, the words' pointer, num_hashes_, hash_id_) comes first, in the
+  // first 40 bytes of the object: one cache line for a scalable filter's 64-byte-aligned
+  // stages.
   std::uint64_t num_bits_ = 0;  // <= kMaxNumBits
-  WordArray words_;             // owner_byte(): num_hashes and the hash id (above)
+  WordArray words_;
+  std::uint32_t num_hashes_ = 0;                      // <= kMaxNumHashes
+  std::uint16_t hash_id_ = kHashIdXxh3DoubleHashing;  // 1 or 4
+  std::uint64_t count_ = 0;
   std::uint64_t capacity_ = 0;
   double fp_rate_ = 0;
 };

@@ -51,6 +51,10 @@ class ConcurrentBloomFilter {
   static Result<ConcurrentBloomFilter> Create(const BloomOptions& options);
   // Reads a classic-filter file (kind 1).
   static Result<ConcurrentBloomFilter> Deserialize(std::span<const std::byte> bytes, const LoadOptions& options = {});
+  // The payload of a file whose header a FilterReader checked, read straight into the
+  // filter's bits (LoadFile and ReadFrom stream through it).
+  static Result<ConcurrentBloomFilter> Deserialize(const FileHeader& header, ByteSource payload,
+                                                   const LoadOptions& options = {});
   // Takes over a filter's bits and count.
   explicit ConcurrentBloomFilter(BloomFilter filter) noexcept;
 
@@ -113,6 +117,9 @@ class ConcurrentBlockedBloomFilter {
   static Result<ConcurrentBlockedBloomFilter> Create(const BloomOptions& options);
   // Reads a blocked-filter file (kind 2).
   static Result<ConcurrentBlockedBloomFilter> Deserialize(std::span<const std::byte> bytes,
+                                                          const LoadOptions& options = {});
+  // As ConcurrentBloomFilter's: LoadFile and ReadFrom stream through it.
+  static Result<ConcurrentBlockedBloomFilter> Deserialize(const FileHeader& header, ByteSource payload,
                                                           const LoadOptions& options = {});
   explicit ConcurrentBlockedBloomFilter(BlockedBloomFilter filter) noexcept;
 

@@ -49,6 +49,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/allocator.h"
 #include "bloomkit/byte_sink.h"
 #include "bloomkit/byte_source.h"
 #include "bloomkit/filter.h"
@@ -211,9 +212,12 @@ class CuckooFilter {
   bool InsertWithKicks(std::size_t table, std::uint32_t fingerprint, std::uint64_t bucket) noexcept;
   // Reverts the chain of an InsertWithKicks that returned false, just after it.
   void UndoKicks(std::size_t table) noexcept;
+  // Appends `table`, the list growing by exactly one; kTooLarge when there is no memory
+  // for the list.
+  Status AppendTable(SubFilter table);
 
   CuckooOptions options_;
-  std::vector<SubFilter> filters_;
+  std::vector<SubFilter, SeamAllocator<SubFilter>> filters_;  // from the allocator seam, like the slots
   std::uint64_t count_ = 0;
   std::uint64_t num_deletes_ = 0;
   std::uint64_t kick_state_ = 0x9e3779b97f4a7c15ULL;  // xorshift64* state choosing whom to evict; not saved

@@ -123,6 +123,14 @@ class FilterReader {
   // The same for a serialization in memory; `bytes` must outlive the reader.
   static Result<FilterReader> OpenBytes(std::span<const std::byte> bytes, std::optional<FilterKind> expected_kind,
                                         std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes);
+  // The next serialized filter of a stream (ReadFrom), read once and in order: the
+  // header and its checks except the checksum, which is computed as the stored bytes
+  // arrive and compared by Finish (or VerifyRest) after the payload was read. Takes
+  // exactly the filter's bytes off the stream. A compressed payload is read through a
+  // kReadBufferBytes buffer, a raw one straight into the filter's memory. `in` must
+  // outlive the reader.
+  static Result<FilterReader> OpenStream(std::istream& in, std::optional<FilterKind> expected_kind,
+                                         std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes);
 
   FilterReader(FilterReader&&) noexcept;
   FilterReader& operator=(FilterReader&&) noexcept;
@@ -137,14 +145,23 @@ class FilterReader {
   // The payload as a ByteSource, for a kind's Deserialize(header, source, options).
   [[nodiscard]] ByteSource payload() noexcept { return ByteSource(*this); }
   Status operator()(std::span<std::byte> out) { return Read(out); }
-  // Every payload byte was read (and a zstd frame ended exactly there).
+  // Every payload byte was read (and a zstd frame ended exactly there); for a stream,
+  // first the checksum (VerifyRest).
   Status Finish() const;
+  // For a stream: reads the rest of its stored bytes and compares the checksum (an error
+  // means the input is damaged or truncated). For a file or bytes, checked when opened:
+  // always ok.
+  Status VerifyRest() const;
 
-  // Builds a `Filter` from the payload: its Deserialize(header, source, options), then Finish.
+  // Builds a `Filter` from the payload: its Deserialize(header, source, options), then
+  // Finish. A stream's refused payload is reported as damage when its checksum fails.
   template <typename Filter>
   Result<Filter> Load(const LoadOptions& options = {}) {
     auto filter = Filter::Deserialize(header(), payload(), options);
-    if (!filter.ok()) return filter;
+    if (!filter.ok()) {
+      if (Status st = VerifyRest(); !st.ok()) return std::move(st).error();
+      return filter;
+    }
     if (Status st = Finish(); !st.ok()) return std::move(st).error();
     return filter;
   }
@@ -194,11 +211,20 @@ Status WriteTo(const Filter& filter, std::ostream& out, const SaveOptions& optio
   return WriteStreamBytes(out, filter.Serialize(options));
 }
 
+// Reads one filter off a stream with a peak of the filter's size plus kReadBufferBytes
+// (FilterReader::OpenStream): the payload goes straight into the filter's memory, the
+// checksum is compared at the end.
 template <typename Filter>
 Result<Filter> ReadFrom(std::istream& in, const LoadOptions& options = {}) {
-  auto bytes = ReadStreamBytes(in, options.max_memory_bytes);
-  if (!bytes.ok()) return std::move(bytes).error();
-  return Filter::Deserialize(bytes.value(), options);
+  if constexpr (kStreamedLoad<Filter>) {
+    auto reader = FilterReader::OpenStream(in, Filter::kKind, options.max_memory_bytes);
+    if (!reader.ok()) return std::move(reader).error();
+    return reader->template Load<Filter>(options);
+  } else {
+    auto bytes = ReadStreamBytes(in, options.max_memory_bytes);
+    if (!bytes.ok()) return std::move(bytes).error();
+    return Filter::Deserialize(bytes.value(), options);
+  }
 }
 
 }  // namespace bloomkit

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // WordArray: a zero-initialized, 64-byte-aligned array of 64-bit words allocated
-// through the allocator seam (allocator.h). Copies are deep; moves steal. 16 bytes: the
-// pointer, and in one word the count of words (48 bits, up to 2 PiB), the allocator's
-// index and a byte that the owner may use (owner_byte: the classic filter keeps its hash
-// count there, so that it stays 48 bytes). A borrowed array (Borrow) points at words it
-// does not own, such as a read-only file mapping, and never frees them.
+// through the allocator seam (allocator.h). Copies are deep; moves steal. It holds the
+// pointer, the count of words and the index of the allocator that made it (freed by that
+// one). A borrowed array (Borrow) points at words it does not own, such as a read-only
+// file mapping, and never frees them.
 #pragma once
 
 #include <cstddef>
@@ -38,10 +37,8 @@ class WordArray {
   [[nodiscard]] std::uint64_t* data() noexcept { return data_; }
   [[nodiscard]] const std::uint64_t* data() const noexcept { return data_; }
   [[nodiscard]] std::uint64_t num_words() const noexcept { return num_words_; }
-  // The largest array Allocate accepts (then only as much as the allocator can give).
+  // The largest array Allocate accepts (2 PiB; then only as much as the allocator can give).
   static constexpr std::uint64_t kMaxWords = (std::uint64_t{1} << 48) - 1;
-  [[nodiscard]] std::uint8_t owner_byte() const noexcept { return owner_byte_; }
-  void set_owner_byte(std::uint8_t value) noexcept { owner_byte_ = value; }
   [[nodiscard]] std::uint64_t bytes() const noexcept { return num_words_ * sizeof(std::uint64_t); }
   // What the allocator holds for the array (Allocator::held): bytes() or more.
   [[nodiscard]] std::uint64_t bytes_held() const noexcept;
@@ -51,13 +48,12 @@ class WordArray {
   }
 
  private:
-  static constexpr std::uint64_t kBorrowedIndex = 255;  // allocator_ of a borrowed array
+  static constexpr std::uint8_t kBorrowedIndex = 255;  // allocator_ of a borrowed array
   void Release() noexcept;
 
   std::uint64_t* data_ = nullptr;
-  std::uint64_t num_words_ : 48 = 0;
-  std::uint64_t allocator_ : 8 = 0;  // index into the installed allocators
-  std::uint8_t owner_byte_ = 0;
+  std::uint64_t num_words_ = 0;  // <= kMaxWords
+  std::uint8_t allocator_ = 0;   // index into the installed allocators, or kBorrowedIndex
 };
 
 }  // namespace bloomkit

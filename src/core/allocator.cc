@@ -2,9 +2,11 @@
 // The default allocator and WordArray, the one owner of filter memory.
 #include "bloomkit/allocator.h"
 
+#include <malloc.h>
 #include <sys/mman.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -18,11 +20,18 @@ namespace {
 // ~60,000 4-KiB pages, and a TLB miss on top of the cache miss costs a second walk.
 constexpr std::size_t kHugePageThreshold = std::size_t{8} << 20;
 constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
-// Arrays of 1 MiB or more are fresh anonymous pages from mmap: the kernel zeroes each
-// page when it is first touched, so creating a filter costs no time for its size and
-// commits only the pages its keys reach. A memset of a 5 GB filter took 19.8 s and
-// committed all of it at once.
-constexpr std::size_t kMapThreshold = std::size_t{1} << 20;
+// Memory is zeroed lazily: a fresh block is the kernel's zero pages, each zeroed when it
+// is first touched, so creating a filter costs no time for its size and commits only
+// the pages its keys reach (a memset of a 5 GB filter took 19.8 s and committed all of
+// it at once). Blocks of 8 MiB or more are mapped by MapZeroed. Smaller ones come from
+// calloc, which hands out fresh memory (its own mapping, or the heap grown at the top)
+// without writing it and clears only a block it reuses, whose pages are committed
+// already. So a filter made and dropped again and again reuses its pages: when every
+// block of 1 MiB or more was a mapping of its own, each new filter faulted all of its
+// pages in again while keys went in, and unmapped them when dropped (5% of the time of
+// inserting 10^6 keys into fresh classic, counting and cuckoo filters went to the
+// kernel, 2% before; docs/BENCHMARKS.md).
+constexpr std::size_t kMapThreshold = kHugePageThreshold;
 constexpr std::size_t kPageBytes = 4096;
 
 // The length mapped for a block of `bytes`: whole pages, plus room to align huge ones.
@@ -62,29 +71,48 @@ void Unmap(void* p, std::size_t bytes) noexcept {
   ::munmap(p, KeptBytes(bytes));
 }
 
+bool Mapped(std::size_t bytes, std::size_t alignment) noexcept {
+  return bytes >= kMapThreshold && alignment <= kPageBytes;
+}
+
+// A calloc block of `alignment` + 8 bytes more than asked: the aligned block inside it,
+// with its offset from calloc's pointer in the 8 bytes before it.
+void* CallocAligned(std::size_t bytes, std::size_t alignment) noexcept {
+  std::size_t total = 0;
+  if (__builtin_add_overflow(bytes, alignment + 8, &total)) return nullptr;
+  void* raw = std::calloc(1, total);
+  if (raw == nullptr) return nullptr;
+  const auto base = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t aligned = (base + 8 + alignment - 1) & ~(std::uintptr_t{alignment} - 1);
+  const std::uint64_t offset = aligned - base;
+  std::memcpy(reinterpret_cast<void*>(aligned - 8), &offset, sizeof(offset));
+  return reinterpret_cast<void*>(aligned);
+}
+
+// The pointer calloc returned for a block of CallocAligned.
+void* CallocBlock(const void* p) noexcept {
+  const auto aligned = reinterpret_cast<std::uintptr_t>(p);
+  std::uint64_t offset = 0;
+  std::memcpy(&offset, reinterpret_cast<const void*>(aligned - 8), sizeof(offset));
+  return reinterpret_cast<void*>(aligned - offset);
+}
+
 void* DefaultAllocate(std::size_t bytes, std::size_t alignment) noexcept {
-  if (bytes >= kMapThreshold && alignment <= kPageBytes) return MapZeroed(bytes);
-  void* p = ::operator new(bytes, std::align_val_t(alignment), std::nothrow);
-  if (p == nullptr) return nullptr;
-  std::memset(p, 0, bytes);
-  return p;
+  return Mapped(bytes, alignment) ? MapZeroed(bytes) : CallocAligned(bytes, alignment);
 }
 
 void DefaultDeallocate(void* p, std::size_t bytes, std::size_t alignment) noexcept {
   if (p == nullptr) return;
-  if (bytes >= kMapThreshold && alignment <= kPageBytes) {
+  if (Mapped(bytes, alignment)) {
     Unmap(p, bytes);
-    return;
+  } else {
+    std::free(CallocBlock(p));
   }
-  ::operator delete(p, std::align_val_t(alignment));
 }
 
-// Mapped blocks hold whole pages; operator new's blocks are counted as requested.
-std::size_t DefaultHeld(const void* /*p*/, std::size_t bytes, std::size_t alignment) noexcept {
-  if (bytes >= kMapThreshold && alignment <= kPageBytes) {
-    return KeptBytes(bytes);
-  }
-  return bytes;
+// Mapped blocks hold whole pages; calloc's what malloc_usable_size says.
+std::size_t DefaultHeld(const void* p, std::size_t bytes, std::size_t alignment) noexcept {
+  return Mapped(bytes, alignment) ? KeptBytes(bytes) : ::malloc_usable_size(CallocBlock(p));
 }
 
 constexpr Allocator kDefault{&DefaultAllocate, &DefaultDeallocate, &DefaultHeld};
@@ -125,6 +153,22 @@ const Allocator& DefaultAllocator() noexcept {
   return kDefault;
 }
 
+namespace internal {
+std::uint8_t CurrentAllocatorIndex() noexcept {
+  return static_cast<std::uint8_t>(g_installed.current);
+}
+void* AllocateWith(std::uint8_t index, std::size_t bytes, std::size_t alignment) noexcept {
+  return g_installed.table[index].allocate(bytes, alignment);
+}
+void DeallocateWith(std::uint8_t index, void* pointer, std::size_t bytes, std::size_t alignment) noexcept {
+  g_installed.table[index].deallocate(pointer, bytes, alignment);
+}
+std::size_t HeldBy(std::uint8_t index, const void* pointer, std::size_t bytes, std::size_t alignment) noexcept {
+  const Allocator& a = g_installed.table[index];
+  return a.held == nullptr ? bytes : a.held(pointer, bytes, alignment);
+}
+}  // namespace internal
+
 WordArray WordArray::Allocate(std::uint64_t num_words) noexcept {
   WordArray array;
   if (num_words == 0) return array;
@@ -133,9 +177,9 @@ WordArray WordArray::Allocate(std::uint64_t num_words) noexcept {
     array.num_words_ = kMaxWords;
     return array;
   }
-  array.allocator_ = g_installed.current & 0xffU;
+  array.allocator_ = static_cast<std::uint8_t>(g_installed.current);
   array.data_ = static_cast<std::uint64_t*>(Current().allocate(static_cast<std::size_t>(num_words * 8), kAlignment));
-  array.num_words_ = num_words & kMaxWords;
+  array.num_words_ = num_words;
   return array;
 }
 
@@ -145,7 +189,7 @@ WordArray WordArray::Borrow(const std::uint64_t* data, std::uint64_t num_words) 
   if (num_words == 0) return array;
   // Only reads go through a borrowed array (its owners hand out const access alone).
   array.data_ = const_cast<std::uint64_t*>(data);
-  array.num_words_ = num_words & kMaxWords;
+  array.num_words_ = num_words;
   array.allocator_ = kBorrowedIndex;
   return array;
 }
@@ -171,7 +215,7 @@ WordArray::~WordArray() {
 }
 
 WordArray::WordArray(const WordArray& other)
-    : num_words_(other.num_words_), allocator_(g_installed.current & 0xffU), owner_byte_(other.owner_byte_) {
+    : num_words_(other.num_words_), allocator_(static_cast<std::uint8_t>(g_installed.current)) {
   if (num_words_ == 0) return;
   data_ = static_cast<std::uint64_t*>(Current().allocate(static_cast<std::size_t>(num_words_ * 8), kAlignment));
   if (data_ == nullptr) {
@@ -190,7 +234,7 @@ WordArray& WordArray::operator=(const WordArray& other) {
 }
 
 WordArray::WordArray(WordArray&& other) noexcept
-    : data_(other.data_), num_words_(other.num_words_), allocator_(other.allocator_), owner_byte_(other.owner_byte_) {
+    : data_(other.data_), num_words_(other.num_words_), allocator_(other.allocator_) {
   other.data_ = nullptr;
   other.num_words_ = 0;
 }
@@ -201,7 +245,6 @@ WordArray& WordArray::operator=(WordArray&& other) noexcept {
     data_ = other.data_;
     num_words_ = other.num_words_;
     allocator_ = other.allocator_;
-    owner_byte_ = other.owner_byte_;
     other.data_ = nullptr;
     other.num_words_ = 0;
   }

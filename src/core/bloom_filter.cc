@@ -65,11 +65,12 @@ std::uint64_t WordsFor(std::uint64_t num_bits) {
 
 BloomFilter::BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
                          WordArray words, std::uint16_t hash_id) noexcept
-    : num_bits_(num_bits), words_(std::move(words)), capacity_(capacity), fp_rate_(fp_rate) {
-  // Callers checked num_hashes <= kMaxNumHashes and the hash id (1 or 4).
-  static_assert(kMaxNumHashes <= kNumHashesMask);
-  words_.set_owner_byte(static_cast<std::uint8_t>(num_hashes | (hash_id == kHashIdShort64 ? kShortHashBit : 0U)));
-}
+    : num_bits_(num_bits),
+      words_(std::move(words)),
+      num_hashes_(num_hashes),
+      hash_id_(hash_id),
+      capacity_(capacity),
+      fp_rate_(fp_rate) {}
 
 Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
   using internal::MakeError;
@@ -112,11 +113,11 @@ Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
 }
 
 bool BloomFilter::InsertKey(std::string_view key) noexcept {
-  if ((words_.owner_byte() & kShortHashBit) != 0) return AddHashPair(internal::HashKeyShortPairInline(key));
+  if (hash_id_ == kHashIdShort64) return AddHashPair(internal::HashKeyShortPairInline(key));
   return AddHashPair(internal::HashKeyInline(key));
 }
 bool BloomFilter::MayContain(std::string_view key) const noexcept {
-  if ((words_.owner_byte() & kShortHashBit) != 0) return MayContainHashPair(internal::HashKeyShortPairInline(key));
+  if (hash_id_ == kHashIdShort64) return MayContainHashPair(internal::HashKeyShortPairInline(key));
   return MayContainHashPair(internal::HashKeyInline(key));
 }
 

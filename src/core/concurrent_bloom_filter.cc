@@ -133,6 +133,13 @@ Result<ConcurrentBloomFilter> ConcurrentBloomFilter::Deserialize(std::span<const
   return ConcurrentBloomFilter(std::move(filter).value());
 }
 
+Result<ConcurrentBloomFilter> ConcurrentBloomFilter::Deserialize(const FileHeader& header, ByteSource payload,
+                                                                 const LoadOptions& options) {
+  auto filter = BloomFilter::Deserialize(header, payload, options);
+  if (!filter.ok()) return std::move(filter).error();
+  return ConcurrentBloomFilter(std::move(filter).value());
+}
+
 std::vector<std::byte> ConcurrentBloomFilter::Serialize(const SaveOptions& options) const {
   return EncodeAtomically(kKind, filter_.capacity(), count(), filter_.fp_rate(), filter_.num_bits(),
                           filter_.num_hashes(), filter_.words(), options, filter_.hash_id());
@@ -244,6 +251,15 @@ Result<ConcurrentBlockedBloomFilter> ConcurrentBlockedBloomFilter::Create(const 
 Result<ConcurrentBlockedBloomFilter> ConcurrentBlockedBloomFilter::Deserialize(std::span<const std::byte> bytes,
                                                                                const LoadOptions& options) {
   return WrapBlocked(BlockedBloomFilter::Deserialize(bytes, options),
+                     [](BlockedBloomFilter f) -> Result<ConcurrentBlockedBloomFilter> {
+                       return ConcurrentBlockedBloomFilter(std::move(f));
+                     });
+}
+
+Result<ConcurrentBlockedBloomFilter> ConcurrentBlockedBloomFilter::Deserialize(const FileHeader& header,
+                                                                               ByteSource payload,
+                                                                               const LoadOptions& options) {
+  return WrapBlocked(BlockedBloomFilter::Deserialize(header, payload, options),
                      [](BlockedBloomFilter f) -> Result<ConcurrentBlockedBloomFilter> {
                        return ConcurrentBlockedBloomFilter(std::move(f));
                      });

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <string>
 
 #include "bloomkit/sizing.h"
@@ -294,8 +295,18 @@ Result<CuckooFilter> CuckooFilter::Create(const CuckooOptions& options) {
   auto table =
       AllocateTable(sizing->num_buckets, options.bucket_size, sizing->fingerprint_bits, options.max_memory_bytes);
   if (!table.ok()) return std::move(table).error();
-  filter.filters_.push_back(std::move(table).value());
+  if (Status st = filter.AppendTable(std::move(table).value()); !st.ok()) return std::move(st).error();
   return filter;
+}
+
+Status CuckooFilter::AppendTable(SubFilter table) {
+  try {
+    filters_.reserve(filters_.size() + 1);
+  } catch (const std::bad_alloc&) {
+    return MakeError(ErrorCode::kTooLarge, "out of memory for a list of ", filters_.size() + 1, " sub-filters");
+  }
+  filters_.push_back(std::move(table));  // cannot throw: the room is reserved
+  return {};
 }
 
 Status CuckooFilter::Grow() {
@@ -319,8 +330,7 @@ Status CuckooFilter::Grow() {
                      " bytes in use: ", table.error().message());
   }
   table->tail_bits = filters_.back().tail_bits + static_cast<std::uint32_t>(std::countr_zero(options_.expansion));
-  filters_.push_back(std::move(table).value());
-  return {};
+  return AppendTable(std::move(table).value());
 }
 
 namespace {
@@ -602,7 +612,7 @@ std::uint64_t CuckooFilter::memory_bytes() const noexcept {
 }
 
 std::uint64_t CuckooFilter::bytes_held() const noexcept {
-  std::uint64_t total = filters_.capacity() * sizeof(SubFilter);
+  std::uint64_t total = filters_.get_allocator().held(filters_.data(), filters_.capacity());
   for (const SubFilter& t : filters_) total += t.slots.bytes_held();
   return total;
 }
@@ -797,7 +807,7 @@ Result<CuckooFilter> CuckooFilter::Deserialize(const FileHeader& h, ByteSource p
     const Slots slots(table.value(), static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(f));
     for (std::uint64_t s = 0; s < num_buckets * b; ++s) stored += slots.Get(s) != 0 ? 1U : 0U;
     stored += victim_fp != 0 ? 1U : 0U;
-    filter.filters_.push_back(std::move(table).value());
+    if (Status st = filter.AppendTable(std::move(table).value()); !st.ok()) return std::move(st).error();
     offset += kTableHeaderBytes + AlignUp64(slot_bytes);
     prev_buckets = num_buckets;
   }

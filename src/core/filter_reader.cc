@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <istream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -33,16 +34,23 @@ using internal::MakeError;
 
 struct FilterReader::Impl {
   int fd = -1;                       // a file, read with pread, or
+  std::istream* stream = nullptr;    // a stream, read in order, or
   std::span<const std::byte> bytes;  // bytes in memory
   std::uint64_t file_bytes = 0;
   FileHeader header;
-  std::vector<std::byte> buffer;    // kReadBufferBytes, for a file only
+  std::vector<std::byte> buffer;    // kReadBufferBytes, for a file or a compressed stream
   std::uint64_t stored_offset = 0;  // next stored payload byte to read
   std::uint64_t payload_left = 0;   // uncompressed payload bytes not yet delivered
   ZSTD_DCtx* zstd = nullptr;        // for a compressed payload
   ZSTD_inBuffer in{nullptr, 0, 0};  // compressed input not yet consumed
   bool frame_ended = false;
   bool first_read = true;
+  // A stream is read once, in order: its checksum is computed as the bytes arrive and
+  // compared at the end (VerifyStream), not before the payload is read.
+  XXH3_state_t stream_hash{};
+  std::uint64_t stream_offset = 0;  // bytes taken off the stream
+  bool stream_verified = false;
+  Status stream_result;  // VerifyStream's answer once it ran
 
   Impl() = default;
   Impl(const Impl&) = delete;
@@ -52,8 +60,9 @@ struct FilterReader::Impl {
     ZSTD_freeDCtx(zstd);
   }
 
-  // Bytes [offset, offset + out.size()) of the input.
-  Status ReadAt(std::uint64_t offset, std::span<std::byte> out) const {
+  // Bytes [offset, offset + out.size()) of the input; a stream's are its next bytes.
+  Status ReadAt(std::uint64_t offset, std::span<std::byte> out) {
+    if (stream != nullptr) return ReadStream(offset, out, /*hash=*/true);
     if (fd < 0) {
       if (!out.empty()) std::memcpy(out.data(), bytes.data() + offset, out.size());
       return {};
@@ -69,6 +78,41 @@ struct FilterReader::Impl {
       done += static_cast<std::size_t>(got);
     }
     return {};
+  }
+
+  Status ReadStream(std::uint64_t offset, std::span<std::byte> out, bool hash) {
+    if (offset != stream_offset) return MakeError(ErrorCode::kIoError, "a stream is read in order");
+    stream->read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));
+    const auto got = static_cast<std::size_t>(stream->gcount());
+    if (hash) (void)XXH3_64bits_update(&stream_hash, out.data(), got);
+    stream_offset += got;
+    if (got != out.size()) {
+      return MakeError(ErrorCode::kTruncated, "truncated: stream ended after ", stream_offset,
+                       " bytes, the header announces ", kHeaderBytes + header.stored_payload_bytes + kChecksumBytes);
+    }
+    return {};
+  }
+
+  // For a stream: reads what is left of the stored payload (through the buffer) and the
+  // checksum, and compares it with the hash of everything read. Its answer is kept: a
+  // stream is verified once.
+  Status VerifyStream() {
+    if (stream == nullptr || stream_verified) return stream_result;
+    stream_verified = true;
+    const std::uint64_t body = kHeaderBytes + header.stored_payload_bytes;
+    if (buffer.empty() && stream_offset < body) buffer.resize(kReadBufferBytes);
+    while (stream_offset < body) {
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), body - stream_offset));
+      if (Status st = ReadStream(stream_offset, std::span(buffer.data(), n), true); !st.ok()) {
+        return stream_result = std::move(st);
+      }
+    }
+    std::array<std::byte, kChecksumBytes> stored_sum{};
+    if (Status st = ReadStream(stream_offset, stored_sum, false); !st.ok()) return stream_result = std::move(st);
+    if (internal::LoadLE<std::uint64_t>(stored_sum.data()) != XXH3_64bits_digest(&stream_hash)) {
+      stream_result = MakeError(ErrorCode::kChecksumMismatch, "checksum mismatch (stream is corrupt or truncated)");
+    }
+    return stream_result;
   }
 
   // Hashes bytes [0, end) of the input; a file is read in pieces of the buffer's size.
@@ -91,12 +135,14 @@ struct FilterReader::Impl {
   Status CheckBody(std::optional<FilterKind> expected_kind, std::uint64_t max_memory_bytes) {
     const FileHeader& h = header;
     const std::uint64_t body = kHeaderBytes + h.stored_payload_bytes;
-    std::array<std::byte, kChecksumBytes> stored_sum{};
-    if (Status st = ReadAt(body, stored_sum); !st.ok()) return st;
-    auto sum = Checksum(body);
-    if (!sum.ok()) return std::move(sum).error();
-    if (internal::LoadLE<std::uint64_t>(stored_sum.data()) != sum.value()) {
-      return MakeError(ErrorCode::kChecksumMismatch, "checksum mismatch (file is corrupt or truncated)");
+    if (stream == nullptr) {  // a stream's checksum is compared once it was read (VerifyStream)
+      std::array<std::byte, kChecksumBytes> stored_sum{};
+      if (Status st = ReadAt(body, stored_sum); !st.ok()) return st;
+      auto sum = Checksum(body);
+      if (!sum.ok()) return std::move(sum).error();
+      if (internal::LoadLE<std::uint64_t>(stored_sum.data()) != sum.value()) {
+        return MakeError(ErrorCode::kChecksumMismatch, "checksum mismatch (file is corrupt or truncated)");
+      }
     }
     // After the checksum, so that a damaged count field reads as damage, not as a count.
     if (h.count > kMaxFileCount) {
@@ -117,8 +163,18 @@ struct FilterReader::Impl {
     // Any prefix of at least ZSTD_FRAMEHEADERSIZE_MAX bytes gives the whole frame's answer.
     std::array<std::byte, ZSTD_FRAMEHEADERSIZE_MAX> head{};
     const auto head_bytes = static_cast<std::size_t>(std::min<std::uint64_t>(head.size(), h.stored_payload_bytes));
-    if (Status st = ReadAt(kHeaderBytes, std::span(head.data(), head_bytes)); !st.ok()) return st;
-    if (ZSTD_getFrameContentSize(head.data(), head_bytes) != h.payload_bytes) {
+    const std::byte* head_data = head.data();
+    if (stream != nullptr) {  // the first piece of compressed input, kept as the decoder's input
+      buffer.resize(kReadBufferBytes);
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), h.stored_payload_bytes));
+      if (Status st = ReadAt(kHeaderBytes, std::span(buffer.data(), n)); !st.ok()) return st;
+      in = {buffer.data(), n, 0};
+      stored_offset += n;
+      head_data = buffer.data();
+    } else if (Status st = ReadAt(kHeaderBytes, std::span(head.data(), head_bytes)); !st.ok()) {
+      return st;
+    }
+    if (ZSTD_getFrameContentSize(head_data, head_bytes) != h.payload_bytes) {
       return MakeError(ErrorCode::kDecompressFailed, "compressed payload does not declare its size of ",
                        h.payload_bytes, " bytes");
     }
@@ -155,9 +211,10 @@ struct FilterReader::Impl {
       if (frame_ended) return Corrupt(0);
       if (in.pos == in.size) {
         if (stored_offset == stored_end) return Corrupt(0);
-        const auto n = static_cast<std::size_t>(
-            std::min<std::uint64_t>(fd < 0 ? stored_end - stored_offset : buffer.size(), stored_end - stored_offset));
-        if (fd < 0) {
+        const bool in_memory = fd < 0 && stream == nullptr;
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(
+            in_memory ? stored_end - stored_offset : buffer.size(), stored_end - stored_offset));
+        if (in_memory) {
           in = {bytes.data() + stored_offset, n, 0};
         } else {
           if (Status st = ReadAt(stored_offset, std::span(buffer.data(), n)); !st.ok()) return st;
@@ -172,7 +229,9 @@ struct FilterReader::Impl {
     return {};
   }
 
-  Status Finish() const {
+  // For a stream, the checksum first: damage reads as damage, not as a short payload.
+  Status Finish() {
+    if (Status st = VerifyStream(); !st.ok()) return st;
     if (payload_left != 0) {
       return MakeError(ErrorCode::kParameterMismatch, "payload of ", header.payload_bytes, " bytes has ", payload_left,
                        " bytes after the filter's arrays");
@@ -205,6 +264,10 @@ Status FilterReader::Read(std::span<std::byte> out) {
 
 Status FilterReader::Finish() const {
   return impl_->Finish();
+}
+
+Status FilterReader::VerifyRest() const {
+  return impl_->VerifyStream();
 }
 
 namespace internal {
@@ -251,6 +314,31 @@ Result<FilterReader> FilterReader::OpenBytes(std::span<const std::byte> bytes, s
     return MakeError(ErrorCode::kParameterMismatch, bytes.size() - total, " unexpected bytes after the checksum");
   }
   if (Status st = impl->CheckBody(expected_kind, max_memory_bytes); !st.ok()) return std::move(st).error();
+  return FilterReader(std::move(impl));
+}
+
+Result<FilterReader> FilterReader::OpenStream(std::istream& in, std::optional<FilterKind> expected_kind,
+                                              std::uint64_t max_memory_bytes) {
+  auto impl = std::make_unique<Impl>();
+  std::array<std::byte, kHeaderBytes> head{};
+  in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
+  const auto got = static_cast<std::size_t>(in.gcount());
+  auto header = internal::DecodeHeader(std::span<const std::byte>(head.data(), got));
+  if (!header.ok()) return std::move(header).error();
+  impl->stream = &in;
+  impl->header = header.value();
+  impl->file_bytes = kHeaderBytes + header->stored_payload_bytes + kChecksumBytes;
+  impl->stream_offset = kHeaderBytes;
+  (void)XXH3_64bits_reset(&impl->stream_hash);
+  (void)XXH3_64bits_update(&impl->stream_hash, head.data(), head.size());
+  if (Status st = impl->CheckBody(expected_kind, max_memory_bytes); !st.ok()) {
+    // Over the limit: refused before anything more is read. Any other refusal may be
+    // damage, which the checksum tells.
+    if (st.error().code() != ErrorCode::kTooLarge) {
+      if (Status sum = impl->VerifyStream(); !sum.ok()) return std::move(sum).error();
+    }
+    return std::move(st).error();
+  }
   return FilterReader(std::move(impl));
 }
 

@@ -68,20 +68,6 @@ Status ValidateOptions(const ScalableOptions& o) {
   return {};
 }
 
-// Stage storage: raw memory for exactly `n` stages (new[] would add an array cookie),
-// aligned to a cache line: every probe of a stage starts from its 24 bytes of fields,
-// and with the array at an arbitrary 16-byte offset more of them straddled two lines
-// (measured: absent-key queries of a 7-stage filter 6-8% slower).
-BloomFilter* AllocateStages(std::size_t n) noexcept {
-  return static_cast<BloomFilter*>(::operator new (n * sizeof(BloomFilter), std::align_val_t{64}, std::nothrow));
-}
-
-void DestroyStages(BloomFilter* stages, std::size_t n) noexcept {
-  if (stages == nullptr) return;
-  std::destroy_n(stages, n);
-  ::operator delete (stages, std::align_val_t{64});
-}
-
 // The batch forms: the newest stages whose lines a group prefetches (with growth 2 the
 // newest 4 hold 15/16 of the keys; an older stage is small enough to stay cached).
 constexpr std::size_t kMaxPrefetchStages = 4;
@@ -158,80 +144,29 @@ ScalableBloomFilter::ScalableBloomFilter(const ScalableOptions& options) noexcep
       tightening_(options.tightening),
       max_memory_bytes_(options.max_memory_bytes),
       growth_(options.growth),
-      max_stages_(options.max_stages & 0x3fffU),  // validated: <= kMaxScalableStages
-      scaling_(options.scaling ? 1U : 0U),
-      whole_words_(options.whole_word_stages ? 1U : 0U) {}
+      max_stages_(options.max_stages),
+      scaling_(options.scaling),
+      whole_words_(options.whole_word_stages) {}
 
-ScalableBloomFilter::ScalableBloomFilter(const ScalableBloomFilter& other)
-    : fp_rate_(other.fp_rate_),
-      tightening_(other.tightening_),
-      max_memory_bytes_(other.max_memory_bytes_),
-      growth_(other.growth_),
-      max_stages_(other.max_stages_),
-      scaling_(other.scaling_),
-      whole_words_(other.whole_words_) {
-  stages_ = AllocateStages(other.num_stages_);
-  if (stages_ == nullptr) throw std::bad_alloc();
-  for (; num_stages_ < other.num_stages_; ++num_stages_) {
-    new (stages_ + num_stages_) BloomFilter(other.stages_[num_stages_]);  // the destructor frees on a throw
+Status ScalableBloomFilter::AppendStage(BloomFilter stage) {
+  try {
+    stages_.reserve(stages_.size() + 1);
+  } catch (const std::bad_alloc&) {
+    return internal::MakeError(ErrorCode::kTooLarge, "out of memory for a table of ", stages_.size() + 1, " stages");
   }
-}
-
-ScalableBloomFilter& ScalableBloomFilter::operator=(const ScalableBloomFilter& other) {
-  if (this != &other) *this = ScalableBloomFilter(other);
-  return *this;
-}
-
-ScalableBloomFilter::ScalableBloomFilter(ScalableBloomFilter&& other) noexcept
-    : stages_(std::exchange(other.stages_, nullptr)),
-      fp_rate_(other.fp_rate_),
-      tightening_(other.tightening_),
-      max_memory_bytes_(other.max_memory_bytes_),
-      growth_(other.growth_),
-      num_stages_(std::exchange(other.num_stages_, 0)),
-      max_stages_(other.max_stages_),
-      scaling_(other.scaling_),
-      whole_words_(other.whole_words_) {}
-
-ScalableBloomFilter& ScalableBloomFilter::operator=(ScalableBloomFilter&& other) noexcept {
-  if (this != &other) {
-    DestroyStages(stages_, num_stages_);
-    stages_ = std::exchange(other.stages_, nullptr);
-    num_stages_ = std::exchange(other.num_stages_, 0);
-    fp_rate_ = other.fp_rate_;
-    tightening_ = other.tightening_;
-    max_memory_bytes_ = other.max_memory_bytes_;
-    growth_ = other.growth_;
-    max_stages_ = other.max_stages_;
-    scaling_ = other.scaling_;
-    whole_words_ = other.whole_words_;
-  }
-  return *this;
-}
-
-ScalableBloomFilter::~ScalableBloomFilter() {
-  DestroyStages(stages_, num_stages_);
-}
-
-void ScalableBloomFilter::KeepStages(BloomFilter* block, std::size_t keep) noexcept {
-  std::destroy(stages_ + keep, stages_ + num_stages_);
-  if (block != nullptr) {
-    std::uninitialized_move_n(stages_, keep, block);  // BloomFilter moves do not throw
-    DestroyStages(stages_, keep);
-    stages_ = block;
-  }
-  num_stages_ = static_cast<std::uint16_t>(keep);
+  stages_.push_back(std::move(stage));  // cannot throw: the room is reserved
+  return {};
 }
 
 ScalableOptions ScalableBloomFilter::options() const noexcept {
-  return {.initial_capacity = num_stages_ != 0 ? stages_[0].capacity() : 0,
+  return {.initial_capacity = stages_.empty() ? 0 : stages_[0].capacity(),
           .fp_rate = fp_rate_,
           .growth = growth_,
           .tightening = tightening_,
-          .scaling = scaling_ != 0,
+          .scaling = scaling_,
           .max_stages = max_stages_,
           .max_memory_bytes = max_memory_bytes_,
-          .whole_word_stages = whole_words_ != 0};
+          .whole_word_stages = whole_words_};
 }
 
 Result<StageInfo> ScalableBloomFilter::StageTarget(const ScalableOptions& options, std::uint32_t index) {
@@ -260,37 +195,35 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Create(const ScalableOptions& o
 
 Status ScalableBloomFilter::AddStage(std::uint64_t initial_capacity) {
   using internal::MakeError;
-  if (num_stages_ != 0 && scaling_ == 0) {
+  const std::size_t num_stages = stages_.size();
+  if (num_stages != 0 && !scaling_) {
     return MakeError(ErrorCode::kFull, "non scaling filter is full");
   }
-  if (num_stages_ >= max_stages_) {
+  if (num_stages >= max_stages_) {
     return MakeError(ErrorCode::kTooLarge, "scalable filter reached its limit of ", max_stages_,
                      " stages (max_stages)");
   }
   ScalableOptions o = options();
   o.initial_capacity = initial_capacity;
-  auto target = StageTarget(o, num_stages_);
+  auto target = StageTarget(o, static_cast<std::uint32_t>(num_stages));
   if (!target.ok()) return target.error();
   // Each stage has r times the previous one's rate, so a chain that grows long enough
   // reaches a rate no stage can have (more than 64 hashes: stage 63 at error rate 0.5,
   // expansion 1, after 63 items in 664 bytes). The filter is full; it is not too large.
   if (const std::string problem = StageRateProblem(target->capacity, target->fp_rate); !problem.empty()) {
-    return MakeError(ErrorCode::kFull, "scalable filter is full at ", count(), " items in ", num_stages_,
-                     " stages: stage ", num_stages_, " would have error rate ", target->fp_rate, " (", tightening_,
+    return MakeError(ErrorCode::kFull, "scalable filter is full at ", count(), " items in ", num_stages,
+                     " stages: stage ", num_stages, " would have error rate ", target->fp_rate, " (", tightening_,
                      " times the previous stage's), and ", problem);
   }
   const std::uint64_t used = memory_bytes();
   const std::uint64_t budget = max_memory_bytes_ > used ? max_memory_bytes_ - used : 0;
-  auto stage = CreateStage(target->capacity, target->fp_rate, budget, whole_words_ != 0);
-  BloomFilter* grown = stage.ok() ? AllocateStages(num_stages_ + std::size_t{1}) : nullptr;
-  if (grown == nullptr) {
-    return MakeError(ErrorCode::kTooLarge, "cannot add stage ", num_stages_, " (capacity ", target->capacity,
+  auto stage = CreateStage(target->capacity, target->fp_rate, budget, whole_words_);
+  Status added = stage.ok() ? AppendStage(std::move(stage).value()) : Status(std::move(stage).error());
+  if (!added.ok()) {
+    return MakeError(ErrorCode::kTooLarge, "cannot add stage ", num_stages, " (capacity ", target->capacity,
                      ", error rate ", target->fp_rate, ") with ", used, " of ", max_memory_bytes_,
-                     " bytes in use: ", stage.ok() ? "out of memory" : stage.error().message());
+                     " bytes in use: ", added.error().message());
   }
-  new (grown + num_stages_) BloomFilter(std::move(stage).value());
-  KeepStages(grown, num_stages_);
-  ++num_stages_;
   return {};
 }
 
@@ -402,8 +335,8 @@ bool ScalableBloomFilter::MayContainHash(std::uint64_t hash) const noexcept {
 
 bool ScalableBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   // Newest first: the last stage holds about half of all keys (s = 2).
-  for (const BloomFilter* stage = stages_ + num_stages_; stage != stages_;) {
-    if ((--stage)->MayContainHashPair(hash)) return true;
+  for (auto stage = stages_.rbegin(); stage != stages_.rend(); ++stage) {
+    if (stage->MayContainHashPair(hash)) return true;
   }
   return false;
 }
@@ -412,11 +345,11 @@ Status ScalableBloomFilter::Merge(const ScalableBloomFilter& other) {
   const ScalableOptions a = options();
   const ScalableOptions b = other.options();
   if (a.initial_capacity != b.initial_capacity || a.fp_rate != b.fp_rate || a.growth != b.growth ||
-      a.tightening != b.tightening || a.scaling != b.scaling || num_stages_ != other.num_stages_) {
+      a.tightening != b.tightening || a.scaling != b.scaling || num_stages() != other.num_stages()) {
     return internal::MakeError(ErrorCode::kIncompatible, "cannot merge scalable filters with different options or ",
-                               "stage counts (", num_stages_, " and ", other.num_stages_, " stages)");
+                               "stage counts (", num_stages(), " and ", other.num_stages(), " stages)");
   }
-  for (std::size_t i = 0; i < num_stages_; ++i) {
+  for (std::size_t i = 0; i < stages_.size(); ++i) {
     if (auto st = stages_[i].Merge(other.stages_[i]); !st.ok()) return st;
   }
   return {};
@@ -434,20 +367,20 @@ Status ScalableBloomFilter::MergeFrom(FilterReader& reader) {
   const ScalableOptions a = options();
   if (h.params[1] != a.initial_capacity || h.fp_rate != a.fp_rate || h.params[2] != a.growth ||
       h.params[3] != std::bit_cast<std::uint64_t>(a.tightening) || h.params[4] != (a.scaling ? kFlagScaling : 0) ||
-      h.params[0] != num_stages_) {
+      h.params[0] != stages_.size()) {
     return MakeError(ErrorCode::kIncompatible, "cannot merge scalable filters with different options or ",
-                     "stage counts (", num_stages_, " and ", h.params[0], " stages)");
+                     "stage counts (", stages_.size(), " and ", h.params[0], " stages)");
   }
   const ByteSource payload = reader.payload();
   std::uint64_t rest = h.payload_bytes;
-  for (std::size_t i = 0; i < num_stages_; ++i) {
+  for (std::size_t i = 0; i < stages_.size(); ++i) {
     BloomFilter& stage = stages_[i];
     auto nested = [&](const Error& e) {
       return MakeError(e.code() == ErrorCode::kIncompatible ? ErrorCode::kIncompatible : ErrorCode::kParameterMismatch,
-                       "stage ", i, " of ", num_stages_, ": ", e.message());
+                       "stage ", i, " of ", stages_.size(), ": ", e.message());
     };
     if (rest < kHeaderBytes + kChecksumBytes) {
-      return MakeError(ErrorCode::kParameterMismatch, "payload ends before stage ", i, " of ", num_stages_);
+      return MakeError(ErrorCode::kParameterMismatch, "payload ends before stage ", i, " of ", stages_.size());
     }
     std::array<std::byte, kHeaderBytes> head{};
     if (Status st = payload(head); !st.ok()) return st;
@@ -508,9 +441,13 @@ Status ScalableBloomFilter::MergeFrom(FilterReader& reader) {
 }
 
 void ScalableBloomFilter::Clear() noexcept {
-  // Back to one stage, in an allocation of one when there is memory for it (and in the
-  // old, larger one otherwise).
-  KeepStages(AllocateStages(1), 1);
+  // Back to one stage, in a table of one when there is memory for it (and in the old,
+  // larger one otherwise).
+  stages_.erase(stages_.begin() + 1, stages_.end());
+  try {
+    stages_.shrink_to_fit();
+  } catch (const std::bad_alloc&) {  // NOLINT(bugprone-empty-catch): the larger table stays
+  }
   stages_[0].Clear();
 }
 
@@ -533,7 +470,7 @@ std::uint64_t ScalableBloomFilter::memory_bytes() const noexcept {
 }
 
 std::uint64_t ScalableBloomFilter::bytes_held() const noexcept {
-  std::uint64_t total = num_stages_ * sizeof(BloomFilter);
+  std::uint64_t total = stages_.get_allocator().held(stages_.data(), stages_.capacity());
   for (const BloomFilter& s : stages()) total += s.bytes_held();
   return total;
 }
@@ -561,7 +498,7 @@ std::uint64_t ScalableBloomFilter::EstimatedCount() const noexcept {
 
 std::vector<StageInfo> ScalableBloomFilter::Stages() const {
   std::vector<StageInfo> out;
-  out.reserve(num_stages_);
+  out.reserve(stages_.size());
   for (const BloomFilter& s : stages()) {
     out.push_back({.capacity = s.capacity(),
                    .count = s.count(),
@@ -611,11 +548,11 @@ bool ScalableBloomFilter::SerializeTo(ByteSink sink) const noexcept {
   header.count = count();
   header.fp_rate = fp_rate_;
   header.payload_bytes = payload;
-  header.params[0] = num_stages_;
+  header.params[0] = stages_.size();
   header.params[1] = stages_[0].capacity();
   header.params[2] = growth_;
   header.params[3] = std::bit_cast<std::uint64_t>(tightening_);
-  header.params[4] = scaling_ != 0 ? kFlagScaling : 0;
+  header.params[4] = scaling_ ? kFlagScaling : 0;
   header.params[5] = max_stages_;
   internal::FileStream out(sink);
   if (!out.Begin(header)) return false;
@@ -664,8 +601,11 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(const FileHeader& h
   }
 
   ScalableBloomFilter filter(o);
-  filter.stages_ = AllocateStages(static_cast<std::size_t>(num_stages));  // filled in order below
-  if (filter.stages_ == nullptr) return MakeError(ErrorCode::kTooLarge, "out of memory for ", num_stages, " stages");
+  try {
+    filter.stages_.reserve(static_cast<std::size_t>(num_stages));  // filled in order below
+  } catch (const std::bad_alloc&) {
+    return MakeError(ErrorCode::kTooLarge, "out of memory for ", num_stages, " stages");
+  }
   std::uint64_t rest = h.payload_bytes;  // payload bytes not yet read
   std::uint64_t total_count = 0;
   std::uint64_t total_capacity = 0;
@@ -748,8 +688,7 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(const FileHeader& h
         !internal::CheckedAdd(total_capacity, stage->capacity(), &total_capacity)) {
       return MakeError(ErrorCode::kParameterMismatch, "stage counts or capacities overflow 64 bits");
     }
-    new (filter.stages_ + i) BloomFilter(std::move(stage).value());
-    ++filter.num_stages_;
+    filter.stages_.push_back(std::move(stage).value());  // cannot throw: the room is reserved
   }
   if (rest != 0) {
     return MakeError(ErrorCode::kParameterMismatch, rest, " bytes after the last stage");

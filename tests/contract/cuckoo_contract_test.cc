@@ -19,8 +19,6 @@ struct CuckooTraits : DefaultFilterTraits<bloomkit::CuckooFilter> {
   static bloomkit::Result<Filter> Make(std::uint64_t capacity, double fp_rate) {
     return Filter::Create({.capacity = capacity, .fp_rate = fp_rate, .bucket_size = kBucketSize});
   }
-  // The rate at the current load (ExpectedFpRate is the rate of a full sub-filter).
-  static double ExpectedFpRate(const Filter& f) { return f.EstimatedFpRate(); }
 };
 
 using CuckooKinds = ::testing::Types<CuckooTraits<2>, CuckooTraits<4>, CuckooTraits<8>>;

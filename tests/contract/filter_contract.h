@@ -41,8 +41,8 @@
 //   static double ExpectedFpRate(const Filter&);
 //       The rate the kind's formula predicts for absent keys in the filter's current
 //       state, called after kFprCapacity keys are in: ExpectedFpRate() (the rate at
-//       capacity), or EstimatedFpRate() for a kind whose rate at capacity is a bound
-//       (scalable, cuckoo).
+//       capacity), or EstimatedFpRate() for a GrowableFilter, whose ExpectedFpRate()
+//       is a bound (scalable, cuckoo).
 //   static void Clear(Filter&);
 //   static std::vector<std::byte> Serialize(const Filter&, const bloomkit::SaveOptions&);
 //   static bloomkit::Result<Filter> Deserialize(std::span<const std::byte>,
@@ -121,7 +121,16 @@ struct DefaultFilterTraits {
   static bloomkit::Status Add(Filter& f, std::string_view key) { return f.Add(key); }
   static bloomkit::Result<bool> AddIfAbsent(Filter& f, std::string_view key) { return f.AddIfAbsent(key); }
   static bool MayContain(const Filter& f, std::string_view key) { return f.MayContain(key); }
-  static double ExpectedFpRate(const Filter& f) { return f.ExpectedFpRate(); }
+  // A growable kind's ExpectedFpRate() is the bound it keeps at any size (scalable: the
+  // compound target of its stages; cuckoo: the rate of full sub-filters), above the rate
+  // at its current fill, which EstimatedFpRate() gives.
+  static double ExpectedFpRate(const Filter& f) {
+    if constexpr (bloomkit::GrowableFilter<F>) {
+      return f.EstimatedFpRate();
+    } else {
+      return f.ExpectedFpRate();
+    }
+  }
   static void Clear(Filter& f) { f.Clear(); }
   static std::vector<std::byte> Serialize(const Filter& f, const bloomkit::SaveOptions& options) {
     return f.Serialize(options);

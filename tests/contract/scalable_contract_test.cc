@@ -16,9 +16,6 @@ struct ScalableTraits : DefaultFilterTraits<bloomkit::ScalableBloomFilter> {
   static bloomkit::Result<Filter> Make(std::uint64_t capacity, double fp_rate) {
     return Filter::Create({.initial_capacity = capacity, .fp_rate = fp_rate});
   }
-  // The compound rate of the stages at their current fill (ExpectedFpRate is the
-  // bound the chain keeps, below the rate of its stages at their fill).
-  static double ExpectedFpRate(const Filter& f) { return f.EstimatedFpRate(); }
 };
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Scalable, FilterContractTest, ::testing::Types<ScalableTraits>);

@@ -391,5 +391,7 @@ int main(int argc, char** argv) {
   // fuzz_update_file: a file of every kind, RedisBloom's two included.
   failures += CopySeeds(root, "update_file", {"classic", "blocked", "counting", "scalable", "cuckoo"});
   failures += WriteRedisBloomSeeds(root / "redisbloom", root / "update_file");
+  // fuzz_load_file: the same files (every kind, raw and compressed).
+  failures += CopySeeds(root, "load_file", {"update_file"});
   return failures == 0 ? 0 : 1;
 }

@@ -3,6 +3,7 @@
 #include "bloomkit/allocator.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -124,10 +125,41 @@ TEST(AllocatorTest, BytesHeldAreWhatTheAllocatorHolds) {
     // The array keeps the allocator that made it.
     EXPECT_EQ(classic->bytes_held(), 8192U);
   }
-  // The default allocator: a mapped block holds whole pages.
-  auto big = BloomFilter::Create({.num_bits = 8 * ((std::uint64_t{1} << 20) + 8), .num_hashes = 3});
+  // The default allocator: a mapped block (8 MiB or more) holds whole pages, a calloc
+  // block what malloc_usable_size says, at least the bytes asked for.
+  auto big = BloomFilter::Create({.num_bits = 8 * ((std::uint64_t{8} << 20) + 8), .num_hashes = 3});
   ASSERT_TRUE(big.ok());
-  EXPECT_EQ(big->bytes_held(), (std::uint64_t{1} << 20) + 4096);
+  EXPECT_EQ(big->bytes_held(), (std::uint64_t{8} << 20) + 4096);
+  auto medium = BloomFilter::Create({.num_bits = 8 * ((std::uint64_t{1} << 20) + 8), .num_hashes = 3});
+  ASSERT_TRUE(medium.ok());
+  EXPECT_GE(medium->bytes_held(), medium->memory_bytes());
+  EXPECT_LT(medium->bytes_held(), medium->memory_bytes() + 8192);
+}
+
+std::uint64_t MinorFaults() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<std::uint64_t>(usage.ru_minflt);
+}
+
+// A filter of a few MiB made and dropped again and again reuses its pages: the third
+// 4 MiB block, written whole, faults in (almost) none of its 1,024 pages. When every
+// block of 1 MiB or more was a mapping of its own, each one faulted all of them in.
+TEST(AllocatorTest, MediumBlocksAreReusedAndStillZero) {
+  const Allocator& a = DefaultAllocator();
+  constexpr std::size_t kBytes = std::size_t{4} << 20;
+  std::uint64_t faults = 0;
+  for (int round = 0; round < 3; ++round) {
+    auto* p = static_cast<unsigned char*>(a.allocate(kBytes, 64));
+    ASSERT_NE(p, nullptr);
+    for (std::size_t i = 0; i < kBytes; i += 4096) ASSERT_EQ(p[i], 0) << "round " << round << ", byte " << i;
+    ASSERT_EQ(p[kBytes - 1], 0);
+    const std::uint64_t before = MinorFaults();
+    std::memset(p, 0xab, kBytes);
+    faults = MinorFaults() - before;
+    a.deallocate(p, kBytes, 64);
+  }
+  EXPECT_LT(faults, 64U) << "the third 4 MiB block faulted " << faults << " pages in";
 }
 
 // Numbered<N>: a distinct allocator per N that counts its frees.

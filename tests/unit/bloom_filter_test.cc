@@ -263,7 +263,7 @@ TEST(BloomFilterShortHashTest, IdIsChosenByTheOptionsAndDefaultsToOne) {
   EXPECT_EQ(MakeFilter({.capacity = 1000, .hash_id = 1}).hash_id(), kHashIdXxh3DoubleHashing);
   const BloomFilter f = MakeFilter({.capacity = 1000, .hash_id = 4});
   EXPECT_EQ(f.hash_id(), kHashIdShort64);
-  EXPECT_EQ(f.num_hashes(), 7U);  // the id shares a byte with the hash count
+  EXPECT_EQ(f.num_hashes(), 7U);
   EXPECT_EQ(MakeFilter({.num_bits = 1000, .num_hashes = 64, .hash_id = 4}).num_hashes(), 64U);
   for (const int id : {2, 3, 5, 65535}) {
     auto bad = BloomFilter::Create({.capacity = 1000, .hash_id = static_cast<std::uint16_t>(id)});

@@ -18,10 +18,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bloomkit/blocked_bloom_filter.h"
@@ -488,6 +490,130 @@ TEST(StreamTest, HugeAnnouncedPayloadIsTooLargeBeforeReading) {
   auto limited = ReadFrom<BloomFilter>(small, LoadOptions{.max_memory_bytes = 100});
   ASSERT_FALSE(limited.ok());
   EXPECT_EQ(limited.error().code(), ErrorCode::kTooLarge);
+}
+
+// A stream loads straight into the filter: a damaged payload is a checksum mismatch
+// (found after the payload was read), and each kind round-trips raw and compressed.
+TEST(StreamTest, EveryKindReadsFromAStream) {
+  auto counting = CountingBloomFilter::Create({.bloom = {.capacity = 2000, .fp_rate = 0.01}});
+  auto cuckoo = CuckooFilter::Create({.capacity = 2000, .fp_rate = 0.01});
+  auto scalable = ScalableBloomFilter::Create({.initial_capacity = 100, .fp_rate = 0.01});
+  ASSERT_TRUE(counting.ok() && cuckoo.ok() && scalable.ok());
+  for (std::uint64_t i = 0; i < 500; ++i) {
+    ASSERT_TRUE(counting->Add(Key('c', i)).ok());
+    ASSERT_TRUE(cuckoo->Add(Key('k', i)).ok());
+    ASSERT_TRUE(scalable->Add(Key('s', i)).ok());
+  }
+  auto round_trip = [](const auto& filter) {
+    using Filter = std::decay_t<decltype(filter)>;
+    for (const bool compress : {false, true}) {
+      std::stringstream stream;
+      ASSERT_TRUE(WriteTo(filter, stream, SaveOptions{.compress = compress}).ok());
+      stream << "next";
+      auto loaded = ReadFrom<Filter>(stream);
+      ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+      EXPECT_EQ(loaded->Serialize(), filter.Serialize());
+      std::string rest;
+      stream >> rest;
+      EXPECT_EQ(rest, "next");
+    }
+  };
+  round_trip(counting.value());
+  round_trip(cuckoo.value());
+  round_trip(scalable.value());
+  round_trip(SampleFilter());
+}
+
+TEST(StreamTest, DamagedStreamIsAChecksumMismatch) {
+  const BloomFilter f = SampleFilter(5000, 500);
+  for (const bool compress : {false, true}) {
+    const Bytes good = f.Serialize(SaveOptions{.compress = compress});
+    // A flipped bit in the payload, in the checksum, and in the count field.
+    for (const std::size_t at : {kHeaderBytes + 3, good.size() - 2, std::size_t{40}}) {
+      Bytes bytes = good;
+      bytes[at] ^= std::byte{0x10};
+      std::stringstream stream(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+      auto loaded = ReadFrom<BloomFilter>(stream);
+      ASSERT_FALSE(loaded.ok()) << "byte " << at;
+      EXPECT_EQ(loaded.error().code(), ErrorCode::kChecksumMismatch)
+          << "byte " << at << ": " << loaded.error().message();
+    }
+  }
+}
+
+// Runs `load` in a child process whose address space is capped at what the child maps
+// when it starts plus `extra` bytes; true if `load` returned true there. A load that
+// reads the whole input into a buffer before it fills the filter needs twice the
+// filter and fails under filter + a few MiB.
+bool WithinAddressSpace(std::uint64_t extra, const std::function<bool()>& load) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    std::ifstream statm("/proc/self/statm");
+    std::uint64_t pages = 0;
+    statm >> pages;
+    const std::uint64_t cap = pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) + extra;
+    const rlimit limit{cap, cap};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(2);
+    bool ok = false;
+    try {
+      ok = load();
+    } catch (...) {  // std::bad_alloc of a buffer over the cap
+      ok = false;
+    }
+    ::_exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  if (child < 0 || ::waitpid(child, &status, 0) != child) return false;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+constexpr std::uint64_t kBigFilterBits = std::uint64_t{64} << 23;  // 64 MiB of bits
+constexpr std::uint64_t kLoadBound = std::uint64_t{16} << 20;      // kReadBufferBytes + slack
+
+TEST(StreamTest, ReadFromCostsTheFilterPlusABoundedBuffer) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizers reserve address space of their own";
+#endif
+  TempDir dir;
+  {
+    auto big = BloomFilter::Create({.num_bits = kBigFilterBits, .num_hashes = 3});
+    ASSERT_TRUE(big.ok());
+    ASSERT_TRUE(big->Add("k").ok());
+    ASSERT_TRUE(SaveFile(big.value(), dir / "big.bkf").ok());
+    ASSERT_TRUE(SaveFile(big.value(), dir / "big.zst.bkf", {.compress = true}).ok());
+  }
+  for (const char* name : {"big.bkf", "big.zst.bkf"}) {
+    const fs::path path = dir / name;
+    EXPECT_TRUE(WithinAddressSpace(kBigFilterBits / 8 + kLoadBound, [&] {
+      std::ifstream in(path, std::ios::binary);
+      auto loaded = ReadFrom<BloomFilter>(in);
+      return loaded.ok() && loaded->MayContain("k");
+    })) << name;
+  }
+}
+
+// The concurrent kinds load through FilterReader like the others.
+TEST(FileTest, ConcurrentLoadFileCostsTheFilterPlusABoundedBuffer) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizers reserve address space of their own";
+#endif
+  TempDir dir;
+  {
+    auto classic = BloomFilter::Create({.num_bits = kBigFilterBits, .num_hashes = 3});
+    auto blocked = BlockedBloomFilter::Create({.num_bits = kBigFilterBits, .num_hashes = 6});
+    ASSERT_TRUE(classic.ok() && blocked.ok());
+    ASSERT_TRUE(classic->Add("k").ok() && blocked->Add("k").ok());
+    ASSERT_TRUE(SaveFile(classic.value(), dir / "classic.bkf").ok());
+    ASSERT_TRUE(SaveFile(blocked.value(), dir / "blocked.bkf").ok());
+  }
+  EXPECT_TRUE(WithinAddressSpace(kBigFilterBits / 8 + kLoadBound, [&] {
+    auto loaded = LoadFile<ConcurrentBloomFilter>(dir / "classic.bkf");
+    return loaded.ok() && loaded->MayContain("k");
+  }));
+  EXPECT_TRUE(WithinAddressSpace(kBigFilterBits / 8 + kLoadBound, [&] {
+    auto loaded = LoadFile<ConcurrentBlockedBloomFilter>(dir / "blocked.bkf");
+    return loaded.ok() && loaded->MayContain("k");
+  }));
 }
 
 TEST(StreamTest, WritingToAFailedStreamIsAnError) {

@@ -331,12 +331,25 @@ TEST(ScalableBloomFilterTest, CopiesAndMovesKeepEveryStage) {
   EXPECT_EQ(three.options().initial_capacity, 40U);
 }
 
-// What MEMORY USAGE of the Redis module rests on: a scalable filter with one stage keeps
-// 40 + 48 bytes of bookkeeping beside its bits (RedisBloom: 32 + 64).
-TEST(ScalableBloomFilterTest, BookkeepingIsCompact) {
-  EXPECT_EQ(sizeof(bloomkit::WordArray), 16U);
-  EXPECT_EQ(sizeof(bloomkit::BloomFilter), 48U);
-  EXPECT_EQ(sizeof(ScalableBloomFilter), 40U);
+// The table of stages is filter memory too: it comes from the installed allocator (the
+// Redis module's, so that INFO memory and maxmemory see it), aligned to a cache line,
+// and bytes_held() counts it.
+TEST(ScalableBloomFilterTest, StageTableGoesThroughTheAllocatorSeam) {
+  bloomkit_test::ScopedCountingAllocator counting;
+  {
+    auto f = ScalableBloomFilter::Create({.initial_capacity = 40, .fp_rate = 0.01});
+    ASSERT_TRUE(f.ok()) << Describe(f);
+    EXPECT_EQ(counting.allocations(), 2U) << "stage 0's bits and the table of stages";
+    EXPECT_EQ(counting.bytes_requested(), f->memory_bytes() + sizeof(bloomkit::BloomFilter));
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(f->stages().data()) % 64, 0U);
+    for (std::uint64_t i = 0; f->num_stages() < 3; ++i) ASSERT_TRUE(f->Add(Key(kPresent, i)).ok());
+    std::uint64_t stages_held = 0;
+    for (const bloomkit::BloomFilter& s : f->stages()) stages_held += s.bytes_held();
+    EXPECT_EQ(f->bytes_held(), stages_held + 3 * sizeof(bloomkit::BloomFilter));
+    const ScalableBloomFilter copy = f.value();
+    EXPECT_TRUE(copy == f.value());
+  }
+  EXPECT_EQ(counting.deallocations(), counting.allocations()) << "every block is freed exactly once";
 }
 
 TEST(ScalableBloomFilterTest, MultiStageRoundTripIsBitExactAndAligned) {
