@@ -30,6 +30,8 @@
 //    bulk insert and may_contain. A second table gives bloomkit ns / Boost ns (below 1:
 //    bloomkit is faster): blocked rows against boost-fmb32x8, classic against
 //    boost-classic.
+//  - classic4 is the classic filter with hash id 4 (the short-key hash) instead of the
+//    default XXH3-128.
 #include <bloom.h>
 
 #include <algorithm>
@@ -118,11 +120,12 @@ class Libbloom {
   struct bloom bloom_ {};
 };
 
-template <typename Filter, BlockedLayout kLayout = BlockedLayout::kLines512>
+template <typename Filter, BlockedLayout kLayout = BlockedLayout::kLines512, std::uint16_t kHashId = 0>
 class Bloomkit {
  public:
   static constexpr bool kHasBatch = true;
-  static constexpr std::string_view kName = Filter::kKind == FilterKind::kClassic ? "bloomkit-classic"
+  static constexpr std::string_view kName = Filter::kKind == FilterKind::kClassic
+                                                ? (kHashId == kHashIdShort64 ? "bloomkit-classic4" : "bloomkit-classic")
                                             : kLayout == BlockedLayout::kLanes256 ? "bloomkit-blocked256"
                                                                                   : "bloomkit-blocked";
 
@@ -143,8 +146,11 @@ class Bloomkit {
 
  private:
   static Filter Make(std::uint64_t n, double fp_rate) {
-    auto filter = Filter::Create(
-        {.capacity = n, .fp_rate = fp_rate, .max_memory_bytes = std::uint64_t{64} << 30, .blocked_layout = kLayout});
+    auto filter = Filter::Create({.capacity = n,
+                                  .fp_rate = fp_rate,
+                                  .max_memory_bytes = std::uint64_t{64} << 30,
+                                  .blocked_layout = kLayout,
+                                  .hash_id = kHashId});
     if (!filter.ok()) {
       std::fprintf(stderr, "bloomkit_compare: %s\n", std::string(filter.error().message()).c_str());
       std::exit(3);
@@ -240,14 +246,16 @@ using BoostClassic = Boost<Key, 7, boost::bloom::block<unsigned char, 1>, 7>;
 
 using Contender =
     std::variant<Libbloom, Bloomkit<BloomFilter>, Bloomkit<BlockedBloomFilter>,
-                 Bloomkit<BlockedBloomFilter, BlockedLayout::kLanes256>, BoostFmb32<std::uint64_t>,
+                 Bloomkit<BlockedBloomFilter, BlockedLayout::kLanes256>,
+                 Bloomkit<BloomFilter, BlockedLayout::kLines512, kHashIdShort64>, BoostFmb32<std::uint64_t>,
                  BoostFmb32<std::string_view>, BoostClassic<std::uint64_t>, BoostClassic<std::string_view>>;
 constexpr bool kHaveBoost = true;
 
 #else
 
 using Contender = std::variant<Libbloom, Bloomkit<BloomFilter>, Bloomkit<BlockedBloomFilter>,
-                               Bloomkit<BlockedBloomFilter, BlockedLayout::kLanes256>>;
+                               Bloomkit<BlockedBloomFilter, BlockedLayout::kLanes256>,
+                               Bloomkit<BloomFilter, BlockedLayout::kLines512, kHashIdShort64>>;
 constexpr bool kHaveBoost = false;
 
 #endif  // BLOOMKIT_HAVE_BOOST_BLOOM
@@ -358,7 +366,8 @@ struct Options {
 [[noreturn]] void Usage(const std::string& error) {
   std::cerr << "bloomkit_compare: " << error << "\n"
             << "usage: bloomkit_compare [--n=1e6,1e7] [--key-bytes=8,url] [--fp-rate=0.01,0.001]\n"
-               "                        [--filters=libbloom,classic,blocked,blocked256,boost-fmb32x8,boost-classic]\n"
+               "                        "
+               "[--filters=libbloom,classic,classic4,blocked,blocked256,boost-fmb32x8,boost-classic]\n"
                "                        [--reps=5] [--queries=1e6] [--threads=2]\n"
                "                        [--quick] [--json[=FILE]]\n";
   std::exit(2);
@@ -433,9 +442,10 @@ Options ParseOptions(int argc, char** argv) {
       o.filters.clear();
       for (const auto& s : SplitList(need())) {
         const bool boost = s == "boost-fmb32x8" || s == "boost-classic";
-        if (s != "libbloom" && s != "classic" && s != "blocked" && s != "blocked256" && !boost) {
-          Usage("--filters takes libbloom, classic, blocked, blocked256, boost-fmb32x8, boost-classic; got '" + s +
-                "'");
+        if (s != "libbloom" && s != "classic" && s != "classic4" && s != "blocked" && s != "blocked256" && !boost) {
+          Usage(
+              "--filters takes libbloom, classic, classic4, blocked, blocked256, boost-fmb32x8, boost-classic; got '" +
+              s + "'");
         }
         if (boost && !kHaveBoost) {
           Usage("--filters=" + s + " needs Boost.Bloom's headers at build time (BLOOMKIT_BOOST_INCLUDE_DIRS)");
@@ -523,6 +533,10 @@ Workload RunWorkload(const Options& o, std::uint64_t n, KeyShape shape, double f
     if (f == "libbloom") contenders.push_back(std::make_unique<Contender>(std::in_place_type<Libbloom>, n, fp_rate));
     if (f == "classic") {
       contenders.push_back(std::make_unique<Contender>(std::in_place_type<Bloomkit<BloomFilter>>, n, fp_rate));
+    }
+    if (f == "classic4") {
+      contenders.push_back(std::make_unique<Contender>(
+          std::in_place_type<Bloomkit<BloomFilter, BlockedLayout::kLines512, kHashIdShort64>>, n, fp_rate));
     }
     if (f == "blocked") {
       contenders.push_back(std::make_unique<Contender>(std::in_place_type<Bloomkit<BlockedBloomFilter>>, n, fp_rate));
@@ -657,7 +671,7 @@ void PrintBoostRatios(const Workload& w) {
   bool header = false;
   for (const auto& r : w.rows) {
     if (!r.filter.starts_with("bloomkit-")) continue;
-    const Row* peer = FindRow(w, r.filter == "bloomkit-classic" ? "boost-classic" : "boost-fmb32x8");
+    const Row* peer = FindRow(w, r.filter.starts_with("bloomkit-classic") ? "boost-classic" : "boost-fmb32x8");
     if (peer == nullptr) continue;
     if (!header) {
       std::printf("bloomkit / Boost (bloomkit ns / Boost ns, same run; below 1: bloomkit is faster):\n");

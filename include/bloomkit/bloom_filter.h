@@ -11,8 +11,10 @@
 //    Merge and Intersect need exclusive access (ConcurrentBloomFilter adds lock-free).
 //
 // Layout: m bits in ceil(m/64) little-endian 64-bit words; bit i is bit (i % 64) of
-// word i / 64. Key -> XXH3-128 -> k positions by enhanced double hashing (hash.h),
-// each mapped to [0, m) by a 128-bit multiply. m need not be a power of two.
+// word i / 64. Key -> XXH3-128 (hash id 1, the default) or the short-key hash expanded
+// to a pair (hash id 4, ShortKeyPair: cheaper for keys of up to 8 bytes) -> k positions
+// by enhanced double hashing (hash.h), each mapped to [0, m) by a 128-bit multiply. m
+// need not be a power of two.
 //
 //   auto filter = bloomkit::BloomFilter::Create({.capacity = 1'000'000, .fp_rate = 0.01});
 //   filter->Add("user:42");
@@ -98,7 +100,7 @@ class BloomFilter {
   // Removes every key.
   void Clear() noexcept;
   // Union: afterwards this filter contains every key of either. Both filters must have
-  // the same num_bits, num_hashes and hash; count() becomes EstimatedCount().
+  // the same num_bits, num_hashes and hash_id; count() becomes EstimatedCount().
   Status Merge(const BloomFilter& other);
   // Merge with the filter of a file without loading it: its bits are read from
   // `reader` (FilterReader::OpenFile) kReadBufferBytes at a time and OR-ed in, so a
@@ -111,6 +113,8 @@ class BloomFilter {
 
   [[nodiscard]] std::uint64_t num_bits() const noexcept { return num_bits_; }
   [[nodiscard]] std::uint32_t num_hashes() const noexcept { return num_hashes_; }
+  // kHashIdXxh3DoubleHashing (1) or kHashIdShort64 (4): how keys become probes.
+  [[nodiscard]] std::uint16_t hash_id() const noexcept { return hash_id_; }
   // The most bits a filter may have (2 PiB: far past any memory).
   static constexpr std::uint64_t kMaxNumBits = WordArray::kMaxWords * 64;
   [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
@@ -150,19 +154,20 @@ class BloomFilter {
   static Result<BloomFilter> FromPayload(const FileHeader& header, std::span<const std::byte> mapped,
                                          const ByteSource* source);
 
-  BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
-              WordArray words) noexcept;
+  BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate, WordArray words,
+              std::uint16_t hash_id = kHashIdXxh3DoubleHashing) noexcept;
   // Add and AddIfAbsent: true if the key was new.
   bool InsertKey(std::string_view key) noexcept;
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BloomFilter& other, std::string_view operation, internal::WordOp op);
 
-  // What a probe reads (num_bits_, the words' pointer, num_hashes_) comes first, in the
+  // What a probe reads (num_bits_, the words' pointer, num_hashes_, hash_id_) comes first, in the
   // first 40 bytes of the object: one cache line for a scalable filter's 64-byte-aligned
   // stages.
   std::uint64_t num_bits_ = 0;  // <= kMaxNumBits
   WordArray words_;
-  std::uint32_t num_hashes_ = 0;  // <= kMaxNumHashes
+  std::uint32_t num_hashes_ = 0;                      // <= kMaxNumHashes
+  std::uint16_t hash_id_ = kHashIdXxh3DoubleHashing;  // 1 or 4
   std::uint64_t count_ = 0;
   std::uint64_t capacity_ = 0;
   double fp_rate_ = 0;

@@ -94,6 +94,7 @@ class ConcurrentBloomFilter {
 
   [[nodiscard]] std::uint64_t num_bits() const noexcept { return filter_.num_bits(); }
   [[nodiscard]] std::uint32_t num_hashes() const noexcept { return filter_.num_hashes(); }
+  [[nodiscard]] std::uint16_t hash_id() const noexcept { return filter_.hash_id(); }
   [[nodiscard]] std::uint64_t capacity() const noexcept { return filter_.capacity(); }
   [[nodiscard]] double fp_rate() const noexcept { return filter_.fp_rate(); }
   [[nodiscard]] std::uint64_t count() const noexcept;

@@ -34,9 +34,10 @@ inline constexpr std::uint16_t kHashIdXxh3DoubleHashing = 1;
 // one 64-bit XXH3-64 hash of the key with kHashSeed, which picks the block and the bit of
 // every lane (blocked_bloom_filter.h). Defined only for that layout.
 inline constexpr std::uint16_t kHashIdXxh3x64 = 3;
-// Identifies the short-key hash of blocked filters with 256-bit blocks, the default for
-// new ones: HashKeyShort64 (below), one 64-bit hash per key used as hash id 3 uses its
-// XXH3-64. Keys of up to 8 bytes cost one multiply instead of XXH3's three.
+// Identifies the short-key hash: HashKeyShort64 (below), one 64-bit hash per key. Blocked
+// filters with 256-bit blocks (their default) use it as hash id 3 uses its XXH3-64;
+// classic filters (BloomOptions::hash_id = 4) expand it to a pair with ShortKeyPair and
+// probe as with id 1. Keys of up to 8 bytes cost two multiplies instead of XXH3's three.
 inline constexpr std::uint16_t kHashIdShort64 = 4;
 // The seed of XXH3-128, the ASCII bytes of "bloomkit" read as a big-endian number.
 inline constexpr std::uint64_t kHashSeed = 0x626c6f6f6d6b6974ULL;
@@ -111,6 +112,21 @@ inline std::uint64_t HashShortKey(std::string_view key) noexcept {
 // Hash id 4: HashShortKey for keys of up to 8 bytes, XXH3-64 with kHashSeed (as
 // HashKey64) for longer ones.
 std::uint64_t HashKeyShort64(std::string_view key) noexcept;
+
+// The multiplier that derives a classic filter's second probe hash from its first under
+// hash id 4 (ShortKeyPair): the last SplitMix64 multiplier, odd.
+inline constexpr std::uint64_t kShortKeyPairMultiplier = 0x94d049bb133111ebULL;
+
+// The hash pair of a classic filter of hash id 4 (BloomFilter, not its scalable stages):
+// h1 = HashKeyShort64(key), h2 = Mulx64(h1, kShortKeyPairMultiplier). h1 keeps all 64
+// bits (the probes range over any filter size); h2 is a second multiply-fold of it, so
+// the pair costs one multiply more than the 64-bit hash.
+constexpr HashPair ShortKeyPair(std::uint64_t hash) noexcept {
+  return HashPair{hash, Mulx64(hash, kShortKeyPairMultiplier)};
+}
+
+// ShortKeyPair(HashKeyShort64(key)): the probes of `key` in a classic filter of hash id 4.
+HashPair HashKeyShortPair(std::string_view key) noexcept;
 
 // Expands a caller-supplied 64-bit hash (AddHash/MayContainHash) to a HashPair:
 // h1 = hash, h2 = the SplitMix64 finalizer of hash + golden ratio. A filter fed through

@@ -58,8 +58,9 @@ struct BloomOptions {
   // Blocked filters only: the block layout (other kinds ignore it).
   BlockedLayout blocked_layout = BlockedLayout::kLines512;
   // The hash id (hash.h). Blocked filters of 256-bit blocks: kHashIdShort64 or
-  // kHashIdXxh3x64, and 0 picks kHashIdShort64. Classic and 512-bit blocked filters:
-  // 0 or kHashIdXxh3DoubleHashing, their only hash.
+  // kHashIdXxh3x64, and 0 picks kHashIdShort64. Classic filters: kHashIdXxh3DoubleHashing
+  // (0 picks it) or kHashIdShort64, cheaper for keys of up to 8 bytes. 512-bit blocked
+  // filters: 0 or kHashIdXxh3DoubleHashing, their only hash.
   std::uint16_t hash_id = 0;
 };
 

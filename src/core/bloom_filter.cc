@@ -64,8 +64,13 @@ std::uint64_t WordsFor(std::uint64_t num_bits) {
 }  // namespace
 
 BloomFilter::BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
-                         WordArray words) noexcept
-    : num_bits_(num_bits), words_(std::move(words)), num_hashes_(num_hashes), capacity_(capacity), fp_rate_(fp_rate) {}
+                         WordArray words, std::uint16_t hash_id) noexcept
+    : num_bits_(num_bits),
+      words_(std::move(words)),
+      num_hashes_(num_hashes),
+      hash_id_(hash_id),
+      capacity_(capacity),
+      fp_rate_(fp_rate) {}
 
 Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
   using internal::MakeError;
@@ -73,10 +78,11 @@ Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
   std::uint32_t num_hashes = 0;
   std::uint64_t capacity = options.capacity;
   double fp_rate = options.fp_rate;
-  if (options.hash_id != 0 && options.hash_id != kHashIdXxh3DoubleHashing) {
+  if (options.hash_id != 0 && options.hash_id != kHashIdXxh3DoubleHashing && options.hash_id != kHashIdShort64) {
     return MakeError(ErrorCode::kInvalidArgument, "hash id ", options.hash_id,
-                     " is not 1 (XXH3-128), the only hash of classic filters");
+                     " is not a hash of classic filters: 1 (XXH3-128) or 4 (short-key hash)");
   }
+  const std::uint16_t hash_id = options.hash_id == 0 ? kHashIdXxh3DoubleHashing : options.hash_id;
   if (options.num_bits != 0 || options.num_hashes != 0) {
     if (auto st = internal::ValidateExplicit(options, kMaxNumHashes); !st.ok()) return st.error();
     num_bits = options.num_bits;
@@ -103,13 +109,15 @@ Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
   if (!words.ok()) {
     return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", WordsFor(num_bits) * 8, " bytes");
   }
-  return BloomFilter(num_bits, num_hashes, capacity, fp_rate, std::move(words));
+  return BloomFilter(num_bits, num_hashes, capacity, fp_rate, std::move(words), hash_id);
 }
 
 bool BloomFilter::InsertKey(std::string_view key) noexcept {
+  if (hash_id_ == kHashIdShort64) return AddHashPair(internal::HashKeyShortPairInline(key));
   return AddHashPair(internal::HashKeyInline(key));
 }
 bool BloomFilter::MayContain(std::string_view key) const noexcept {
+  if (hash_id_ == kHashIdShort64) return MayContainHashPair(internal::HashKeyShortPairInline(key));
   return MayContainHashPair(internal::HashKeyInline(key));
 }
 
@@ -295,12 +303,20 @@ std::size_t QueryBatched(std::size_t n, const Hasher& hasher, const std::uint64_
 }  // namespace
 
 Status BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
-  RunBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes(), true,
-             [&](std::size_t, HashPair h) { AddHashPair(h); });
+  const auto add = [&](std::size_t, HashPair h) { AddHashPair(h); };
+  if (hash_id() == kHashIdShort64) {
+    RunBatched(keys.size(), internal::ShortKeyHasher{keys}, words_.data(), num_bits_, num_hashes(), true, add);
+  } else {
+    RunBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes(), true, add);
+  }
   return {};
 }
 
 std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept {
+  if (hash_id() == kHashIdShort64) {
+    return QueryBatched(keys.size(), internal::ShortKeyHasher{keys}, words_.data(), num_bits_, num_hashes(),
+                        out.data());
+  }
   return QueryBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes(), out.data());
 }
 
@@ -322,6 +338,10 @@ void BloomFilter::Clear() noexcept {
 }
 
 Status BloomFilter::Combine(const BloomFilter& other, std::string_view operation, internal::WordOp op) {
+  if (hash_id() != other.hash_id()) {
+    return internal::MakeError(ErrorCode::kIncompatible, "cannot ", operation, " filters of hash id ", hash_id(),
+                               " and ", other.hash_id(), ": both need the same hash");
+  }
   auto st = internal::CombineWords(operation, "filters", {num_bits_, num_hashes()},
                                    {other.num_bits_, other.num_hashes()}, words_.span(), other.words_.span(), op);
   if (st.ok()) count_ = EstimatedCount();
@@ -337,6 +357,10 @@ Status BloomFilter::MergeFrom(FilterReader& reader) {
   if (h.kind != kKind) {
     return internal::MakeError(ErrorCode::kWrongKind, "holds a ", FilterKindName(h.kind), " filter, not a ",
                                FilterKindName(kKind), " one");
+  }
+  if (h.hash_id != hash_id()) {
+    return internal::MakeError(ErrorCode::kIncompatible, "cannot merge filters of hash id ", hash_id(), " and ",
+                               h.hash_id, ": both need the same hash");
   }
   // The same shape as this filter's (so a valid one), then the rest a load checks.
   auto st = internal::CombineWords("merge", "filters", {num_bits_, num_hashes()},
@@ -380,15 +404,16 @@ double BloomFilter::ExpectedFpRate() const noexcept {
 }
 
 bool operator==(const BloomFilter& a, const BloomFilter& b) noexcept {
-  if (a.num_bits_ != b.num_bits_ || a.num_hashes() != b.num_hashes() || a.capacity_ != b.capacity_ ||
-      a.count_ != b.count_ || a.fp_rate_ != b.fp_rate_) {
+  if (a.num_bits_ != b.num_bits_ || a.num_hashes() != b.num_hashes() || a.hash_id() != b.hash_id() ||
+      a.capacity_ != b.capacity_ || a.count_ != b.count_ || a.fp_rate_ != b.fp_rate_) {
     return false;
   }
   return std::equal(a.words_.span().begin(), a.words_.span().end(), b.words_.span().begin());
 }
 
 // Payload: ceil(num_bits / 64) little-endian words; params[0] = num_bits,
-// params[1] = num_hashes. Bits at and past num_bits in the last word are zero.
+// params[1] = num_hashes; the header's hash id is hash_id(). Bits at and past num_bits
+// in the last word are zero.
 std::vector<std::byte> BloomFilter::Serialize(const SaveOptions& options) const {
   return internal::CollectFile([this](ByteSink sink) { return SerializeTo(sink); }, options);
 }
@@ -396,6 +421,7 @@ std::vector<std::byte> BloomFilter::Serialize(const SaveOptions& options) const 
 bool BloomFilter::SerializeTo(ByteSink sink) const noexcept {
   FileHeader header;
   header.kind = kKind;
+  header.hash_id = hash_id();
   header.capacity = capacity_;
   header.count = count_;
   header.fp_rate = fp_rate_;
@@ -428,6 +454,10 @@ Result<BloomFilter> BloomFilter::FromPayload(const FileHeader& h, std::span<cons
   if (num_hashes == 0 || num_hashes > kMaxNumHashes) {
     return MakeError(ErrorCode::kParameterMismatch, "num_hashes ", num_hashes, " is not in [1, ", kMaxNumHashes, "]");
   }
+  if (h.hash_id != kHashIdXxh3DoubleHashing && h.hash_id != kHashIdShort64) {
+    return MakeError(ErrorCode::kUnknownHash, "hash id ", h.hash_id,
+                     " is not a hash of classic filters: 1 (XXH3-128) or 4 (short-key hash)");
+  }
   if (h.capacity == 0) return MakeError(ErrorCode::kParameterMismatch, "capacity is 0");
   for (std::size_t i = 2; i < kNumHeaderParams; ++i) {
     if (h.params[i] != 0) return MakeError(ErrorCode::kReservedNonZero, "unused parameter ", i, " is not zero");
@@ -447,7 +477,8 @@ Result<BloomFilter> BloomFilter::FromPayload(const FileHeader& h, std::span<cons
   if (num_bits % 64 != 0 && (words.span().back() >> (num_bits % 64)) != 0) {
     return MakeError(ErrorCode::kParameterMismatch, "bits past num_bits are set");
   }
-  BloomFilter filter(num_bits, static_cast<std::uint32_t>(num_hashes), h.capacity, h.fp_rate, std::move(words));
+  BloomFilter filter(num_bits, static_cast<std::uint32_t>(num_hashes), h.capacity, h.fp_rate, std::move(words),
+                     h.hash_id);
   filter.count_ = h.count;
   return filter;
 }

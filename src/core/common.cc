@@ -72,4 +72,8 @@ std::uint64_t HashKeyShort64(std::string_view key) noexcept {
   return internal::HashKeyShort64Inline(key);
 }
 
+HashPair HashKeyShortPair(std::string_view key) noexcept {
+  return internal::HashKeyShortPairInline(key);
+}
+
 }  // namespace bloomkit

@@ -45,9 +45,10 @@ inline void Increment(std::uint64_t& counter) noexcept {
 // the bytes of both.
 bool StreamAtomically(FilterKind kind, std::uint64_t capacity, std::uint64_t count, double fp_rate,
                       std::uint64_t param0, std::uint32_t num_hashes, std::span<const std::uint64_t> words,
-                      ByteSink sink) noexcept {
+                      ByteSink sink, std::uint16_t hash_id = kHashIdXxh3DoubleHashing) noexcept {
   FileHeader header;
   header.kind = kind;
+  header.hash_id = hash_id;
   header.capacity = capacity;
   header.count = count;
   header.fp_rate = fp_rate;
@@ -75,10 +76,18 @@ std::uint64_t PopCountAtomically(std::span<const std::uint64_t> words) noexcept 
   return total;
 }
 
+// The probes of a key: a classic filter's by its hash id, a blocked filter's by id 1.
+HashPair KeyPairOf(const ConcurrentBloomFilter& filter, std::string_view key) noexcept {
+  return filter.hash_id() == kHashIdShort64 ? internal::HashKeyShortPairInline(key) : internal::HashKeyInline(key);
+}
+HashPair KeyPairOf(const ConcurrentBlockedBloomFilter& /*filter*/, std::string_view key) noexcept {
+  return internal::HashKeyInline(key);
+}
+
 // The batch forms of both kinds: each key as the single-key call.
 template <typename F>
 Status AddEach(F& filter, std::span<const std::string_view> keys) noexcept {
-  for (std::string_view key : keys) filter.AddHashPair(internal::HashKeyInline(key));
+  for (std::string_view key : keys) filter.AddHashPair(KeyPairOf(filter, key));
   return {};
 }
 
@@ -92,7 +101,7 @@ template <typename F>
 std::size_t QueryEach(const F& filter, std::span<const std::string_view> keys, std::span<bool> out) noexcept {
   std::size_t found = 0;
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    out[i] = filter.MayContainHashPair(internal::HashKeyInline(keys[i]));
+    out[i] = filter.MayContainHashPair(KeyPairOf(filter, keys[i]));
     found += out[i] ? 1U : 0U;
   }
   return found;
@@ -141,14 +150,14 @@ std::vector<std::byte> ConcurrentBloomFilter::Serialize(const SaveOptions& optio
 
 bool ConcurrentBloomFilter::SerializeTo(ByteSink sink) const noexcept {
   return StreamAtomically(kKind, filter_.capacity(), count(), filter_.fp_rate(), filter_.num_bits(),
-                          filter_.num_hashes(), filter_.words(), sink);
+                          filter_.num_hashes(), filter_.words(), sink, filter_.hash_id());
 }
 
 bool ConcurrentBloomFilter::InsertKey(std::string_view key) noexcept {
-  return AddHashPair(internal::HashKeyInline(key));
+  return AddHashPair(KeyPairOf(*this, key));
 }
 bool ConcurrentBloomFilter::MayContain(std::string_view key) const noexcept {
-  return MayContainHashPair(internal::HashKeyInline(key));
+  return MayContainHashPair(KeyPairOf(*this, key));
 }
 
 Status ConcurrentBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {

@@ -10,7 +10,8 @@
 //    12    4 header_bytes (128)
 //    16    2 kind (FilterKind)
 //    18    2 hash_id (1 = XXH3-128 + enhanced double hashing; 2 = RedisBloom's murmur, kinds 6, 7;
-//              3 = XXH3-64, 4 = short-key hash, blocked filters of 256-bit blocks only)
+//              3 = XXH3-64, blocked filters of 256-bit blocks only; 4 = short-key hash,
+//              blocked filters of 256-bit blocks and classic filters)
 //    20    4 flags (bit 0: payload is one zstd frame; other bits zero)
 //    24    8 hash_seed (kHashSeed; 0 with hash_id 2)
 //    32    8 capacity
@@ -115,11 +116,12 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
   h.kind = static_cast<FilterKind>(kind);
   h.hash_id = LoadLE<std::uint16_t>(p + kOffHashId);
   h.hash_seed = LoadLE<std::uint64_t>(p + kOffSeed);
-  // Hash ids 3 (XXH3-64) and 4 (short-key hash) are defined only for blocked filters,
-  // which check them against their block layout.
+  // Hash id 3 (XXH3-64) is defined only for blocked filters, which check it against
+  // their block layout; id 4 (short-key hash) for blocked and classic filters.
   const bool known_hash =
       h.hash_id == kHashIdXxh3DoubleHashing ||
-      ((h.hash_id == kHashIdXxh3x64 || h.hash_id == kHashIdShort64) && h.kind == FilterKind::kBlocked);
+      ((h.hash_id == kHashIdXxh3x64 || h.hash_id == kHashIdShort64) && h.kind == FilterKind::kBlocked) ||
+      (h.hash_id == kHashIdShort64 && h.kind == FilterKind::kClassic);
   if (IsRedisBloomKind(h.kind)) {
     if (h.hash_id != kHashIdRedisBloomMurmur || h.hash_seed != 0) {
       return MakeError(ErrorCode::kUnknownHash, "unknown hash for a ", FilterKindName(h.kind), " filter: id ",
@@ -128,8 +130,8 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
   } else if (!known_hash || h.hash_seed != kHashSeed) {
     return MakeError(ErrorCode::kUnknownHash, "unknown hash: id ", h.hash_id, " seed 0x", std::hex, h.hash_seed,
                      " for a ", FilterKindName(h.kind),
-                     " filter (this build implements id 1, and ids 3 and 4 for blocked", " filters, seed 0x", kHashSeed,
-                     ")");
+                     " filter (this build implements id 1, ids 3 and 4 for blocked and id 4 for classic",
+                     " filters, seed 0x", kHashSeed, ")");
   }
   h.flags = LoadLE<std::uint32_t>(p + kOffFlags);
   if ((h.flags & ~kKnownFlags) != 0) {
@@ -162,11 +164,13 @@ namespace {
 // The fields every writer sets the same way: version, hash id and seed, no flags.
 void StampHeader(FileHeader& header) noexcept {
   header.format_version = kFormatVersion;
-  // A blocked filter of 256-bit blocks sets hash id 4 or 3; every other filter gets its
-  // kind's id.
+  // A blocked filter of 256-bit blocks sets hash id 4 or 3, a classic filter 4 or 1;
+  // every other filter gets its kind's id.
   if (IsRedisBloomKind(header.kind)) {
     header.hash_id = kHashIdRedisBloomMurmur;
-  } else if (header.hash_id != kHashIdXxh3x64 && header.hash_id != kHashIdShort64) {
+  } else if (!((header.hash_id == kHashIdXxh3x64 && header.kind == FilterKind::kBlocked) ||
+               (header.hash_id == kHashIdShort64 &&
+                (header.kind == FilterKind::kBlocked || header.kind == FilterKind::kClassic)))) {
     header.hash_id = kHashIdXxh3DoubleHashing;
   }
   header.hash_seed = IsRedisBloomKind(header.kind) ? 0 : kHashSeed;

@@ -16,6 +16,7 @@
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/concurrent_bloom_filter.h"
+#include "bloomkit/counting_bloom_filter.h"
 #include "bloomkit/format.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/sizing.h"
@@ -98,7 +99,8 @@ TEST(BlockedLanesTest, NewFiltersTakeHashId4) {
     EXPECT_EQ(f.error().code(), ErrorCode::kInvalidArgument);
     EXPECT_NE(f.error().message().find(std::to_string(bad.hash_id)), std::string::npos) << f.error().message();
   }
-  auto classic = BloomFilter::Create({.capacity = 100, .hash_id = kHashIdShort64});
+  // Id 3 is a hash of 256-bit blocks only (a classic filter's ids: bloom_filter_test).
+  auto classic = BloomFilter::Create({.capacity = 100, .hash_id = kHashIdXxh3x64});
   ASSERT_FALSE(classic.ok());
   EXPECT_EQ(classic.error().code(), ErrorCode::kInvalidArgument);
 }
@@ -313,13 +315,18 @@ TEST(BlockedLanesTest, MismatchedFieldsAreRefused) {
     ASSERT_FALSE(loaded.ok());
     EXPECT_EQ(loaded.error().code(), ErrorCode::kUnknownHash) << loaded.error().message();
   }
-  // Hash ids 3 and 4 are defined for blocked filters only.
+  // Hash id 3 is defined for blocked filters only, 4 for blocked and classic ones.
+  auto classic_bytes = BloomFilter::Create({.capacity = 100})->Serialize();
+  Patch16(classic_bytes, kOffHashId, kHashIdXxh3x64);
+  auto classic = BloomFilter::Deserialize(classic_bytes);
+  ASSERT_FALSE(classic.ok());
+  EXPECT_EQ(classic.error().code(), ErrorCode::kUnknownHash);
   for (const std::uint16_t id : {kHashIdXxh3x64, kHashIdShort64}) {
-    auto classic_bytes = BloomFilter::Create({.capacity = 100})->Serialize();
-    Patch16(classic_bytes, kOffHashId, id);
-    auto classic = BloomFilter::Deserialize(classic_bytes);
-    ASSERT_FALSE(classic.ok());
-    EXPECT_EQ(classic.error().code(), ErrorCode::kUnknownHash);
+    auto counting_bytes = CountingBloomFilter::Create({.bloom = {.capacity = 100}})->Serialize();
+    Patch16(counting_bytes, kOffHashId, id);
+    auto counting = CountingBloomFilter::Deserialize(counting_bytes);
+    ASSERT_FALSE(counting.ok());
+    EXPECT_EQ(counting.error().code(), ErrorCode::kUnknownHash);
   }
   // An unknown layout value.
   std::vector<std::byte> d = lanes.Serialize();

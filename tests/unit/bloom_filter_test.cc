@@ -239,6 +239,141 @@ TEST(BloomFilterLargeTest, BitsAboveTwoToThe32Work) {
   EXPECT_FALSE(f.MayContain("not added"));
 }
 
+// ---------------------------------------------------------------------- hash id 4
+
+// Hash id 4's probes, written out from hash.h: h1 = HashKeyShort64(key) (pinned in
+// blocked_lanes_test), h2 = the xor of the halves of h1 * 0x94d049bb133111eb, then the
+// probe sequence of ReferencePositions.
+std::vector<std::uint64_t> ShortReferencePositions(std::string_view key, std::uint64_t m, std::uint32_t k) {
+  const std::uint64_t h1 = HashKeyShort64(key);
+  const Uint128 product = static_cast<Uint128>(h1) * 0x94d049bb133111ebULL;
+  std::uint64_t x = h1;
+  std::uint64_t y = static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+  std::vector<std::uint64_t> out;
+  for (std::uint32_t i = 0; i < k; ++i) {
+    out.push_back(static_cast<std::uint64_t>((static_cast<Uint128>(x) * m) >> 64));
+    x += y;
+    y += 0x9e3779b97f4a7c15ULL;
+  }
+  return out;
+}
+
+TEST(BloomFilterShortHashTest, IdIsChosenByTheOptionsAndDefaultsToOne) {
+  EXPECT_EQ(MakeFilter({.capacity = 1000}).hash_id(), kHashIdXxh3DoubleHashing);
+  EXPECT_EQ(MakeFilter({.capacity = 1000, .hash_id = 1}).hash_id(), kHashIdXxh3DoubleHashing);
+  const BloomFilter f = MakeFilter({.capacity = 1000, .hash_id = 4});
+  EXPECT_EQ(f.hash_id(), kHashIdShort64);
+  EXPECT_EQ(f.num_hashes(), 7U);
+  EXPECT_EQ(MakeFilter({.num_bits = 1000, .num_hashes = 64, .hash_id = 4}).num_hashes(), 64U);
+  for (const int id : {2, 3, 5, 65535}) {
+    auto bad = BloomFilter::Create({.capacity = 1000, .hash_id = static_cast<std::uint16_t>(id)});
+    ASSERT_FALSE(bad.ok()) << id;
+    EXPECT_EQ(bad.error().code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(bad.error().message().find(std::to_string(id)), std::string::npos) << bad.error().message();
+  }
+}
+
+// Single and batch paths set and read the documented probes; a known key set's bits
+// and answers are pinned.
+TEST(BloomFilterShortHashTest, KeysTakeTheDocumentedProbes) {
+  for (const std::uint32_t k : {1U, 7U, 64U}) {
+    BloomFilter single = MakeFilter({.num_bits = 100'003, .num_hashes = k, .hash_id = 4});
+    BloomFilter batch = MakeFilter({.num_bits = 100'003, .num_hashes = k, .hash_id = 4});
+    std::vector<std::string> keys;
+    for (std::uint64_t i = 0; i < 200; ++i) {
+      keys.push_back(i % 2 == 0 ? std::string(std::string_view(IntegerKey(i))) : std::string(Key('p', i).view()));
+    }
+    const std::vector<std::string_view> views(keys.begin(), keys.end());
+    ASSERT_TRUE(batch.AddBatch(views).ok());
+    std::set<std::uint64_t> expected_bits;
+    for (const std::string& key : keys) {
+      EXPECT_TRUE(single.Add(key).ok());
+      for (const std::uint64_t pos : ShortReferencePositions(key, single.num_bits(), k)) {
+        ASSERT_TRUE(BitSet(single, pos)) << "k=" << k << " key " << key << " position " << pos;
+        expected_bits.insert(pos);
+      }
+    }
+    EXPECT_EQ(single.CountSetBits(), expected_bits.size());
+    EXPECT_TRUE(single == batch);
+    std::vector<char> out(views.size());
+    EXPECT_EQ(batch.MayContainBatch(views, std::span<bool>(reinterpret_cast<bool*>(out.data()), out.size())),
+              views.size());
+    for (const std::string& key : keys) EXPECT_TRUE(single.MayContain(key));
+  }
+  // Pinned: IntegerKey(42) and "bloomkit" in 1000 bits with k = 4.
+  EXPECT_EQ(ShortReferencePositions(IntegerKey(42), 1000, 4), (std::vector<std::uint64_t>{90, 893, 315, 354}));
+  EXPECT_EQ(ShortReferencePositions("bloomkit", 1000, 4), (std::vector<std::uint64_t>{940, 106, 889, 291}));
+  // Pinned answers: 1000 integers in a filter sized for them at 1% take these bits and
+  // report this many of the next 10000 integers.
+  BloomFilter f = MakeFilter({.capacity = 1000, .fp_rate = 0.01, .hash_id = 4});
+  for (std::uint64_t i = 0; i < 1000; ++i) EXPECT_TRUE(f.Add(IntegerKey(i)).ok());
+  std::uint64_t false_positives = 0;
+  for (std::uint64_t i = 1000; i < 11'000; ++i) false_positives += f.MayContain(IntegerKey(i)) ? 1U : 0U;
+  EXPECT_EQ(f.CountSetBits(), 4976U);
+  EXPECT_EQ(false_positives, 111U);  // 1.11%, target 1%
+  // Id 1 sets other bits for the same keys.
+  BloomFilter classic = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  for (std::uint64_t i = 0; i < 1000; ++i) EXPECT_TRUE(classic.Add(IntegerKey(i)).ok());
+  EXPECT_FALSE(std::equal(f.words().begin(), f.words().end(), classic.words().begin()));
+}
+
+// Filters of different hash ids set different bits for one key: merging or intersecting
+// them is refused, and neither changes.
+TEST(BloomFilterShortHashTest, MergeAndIntersectRefuseAnotherHashId) {
+  BloomFilter a = MakeFilter({.num_bits = 4096, .num_hashes = 3});
+  BloomFilter b = MakeFilter({.num_bits = 4096, .num_hashes = 3, .hash_id = 4});
+  EXPECT_TRUE(a.Add("a").ok());
+  EXPECT_TRUE(b.Add("b").ok());
+  const BloomFilter a0 = a;
+  const BloomFilter b0 = b;
+  for (const bool intersect : {false, true}) {
+    const Status st = intersect ? a.Intersect(b) : a.Merge(b);
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.error().code(), ErrorCode::kIncompatible);
+    EXPECT_NE(st.error().message().find("hash id 1 and 4"), std::string::npos) << st.error().message();
+    const Status back = intersect ? b.Intersect(a) : b.Merge(a);
+    ASSERT_FALSE(back.ok());
+    EXPECT_EQ(back.error().code(), ErrorCode::kIncompatible);
+  }
+  EXPECT_TRUE(a == a0);
+  EXPECT_TRUE(b == b0);
+  EXPECT_FALSE(MakeFilter({.num_bits = 4096, .num_hashes = 3}) ==
+               MakeFilter({.num_bits = 4096, .num_hashes = 3, .hash_id = 4}));
+  BloomFilter c = MakeFilter({.num_bits = 4096, .num_hashes = 3, .hash_id = 4});
+  EXPECT_TRUE(c.Add("c").ok());
+  ASSERT_TRUE(c.Merge(b).ok());
+  EXPECT_TRUE(c.MayContain("b"));
+  EXPECT_TRUE(c.MayContain("c"));
+}
+
+// 64-bit sizes under hash id 4: a filter of 2^33 + 7 bits (1 GiB, mostly untouched)
+// sets and finds bits past 2^32.
+TEST(BloomFilterShortHashTest, BitsAboveTwoToThe32Work) {
+  const std::uint64_t kBits = (std::uint64_t{1} << 33) + 7;
+  auto f = MakeFilter({.num_bits = kBits, .num_hashes = 3, .hash_id = 4});
+  std::uint64_t above = 0;
+  constexpr std::uint64_t kKeys = 2000;
+  for (std::uint64_t i = 0; i < kKeys; ++i) EXPECT_TRUE(f.Add(IntegerKey(i)).ok());
+  for (std::uint64_t i = 0; i < kKeys; ++i) {
+    ASSERT_TRUE(f.MayContain(IntegerKey(i))) << "key " << i;
+    for (const std::uint64_t pos : ShortReferencePositions(IntegerKey(i), kBits, 3)) {
+      ASSERT_LT(pos, kBits);
+      ASSERT_TRUE(BitSet(f, pos)) << "key " << i << " position " << pos;
+      above += pos >= (std::uint64_t{1} << 32) ? 1U : 0U;
+    }
+  }
+  // Half of the 6000 positions lie above 2^32; truncation to 32 bits would lose them.
+  EXPECT_GT(above, 2500U);
+  EXPECT_LT(above, 3500U);
+  std::uint64_t upper_bits = 0;
+  const auto words = f.words();
+  for (std::size_t w = (std::size_t{1} << 32) / 64; w < words.size(); ++w) {
+    upper_bits += static_cast<std::uint64_t>(std::popcount(words[w]));
+  }
+  EXPECT_EQ(upper_bits, above);  // no collisions among 6000 of 2^33
+  EXPECT_FALSE(f.MayContain(IntegerKey(kKeys)));
+}
+
 // ---------------------------------------------------------------------- queries
 
 TEST(BloomFilterTest, CountAndEstimatedCount) {

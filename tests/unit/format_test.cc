@@ -31,6 +31,7 @@
 #include "bloomkit/concurrent_bloom_filter.h"
 #include "bloomkit/counting_bloom_filter.h"
 #include "bloomkit/cuckoo_filter.h"
+#include "bloomkit/mapped_filter.h"
 #include "bloomkit/scalable_bloom_filter.h"
 #include "contract/test_support.h"
 
@@ -185,6 +186,66 @@ TEST(FileTest, MergeFromAFileIsMerge) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().code(), ErrorCode::kIncompatible);
   EXPECT_TRUE(merged == a);
+}
+
+// A classic filter of hash id 4 writes id 4 into its header and loads back with it,
+// from bytes, a file (raw and compressed), a mapping and as a concurrent filter, all
+// answering as the original; MergeFrom refuses a file of the other id unchanged.
+TEST(FileTest, ClassicHashId4RoundTrips) {
+  TempDir dir;
+  auto made = BloomFilter::Create({.capacity = 5000, .fp_rate = 0.01, .hash_id = kHashIdShort64});
+  ASSERT_TRUE(made.ok());
+  BloomFilter f = std::move(made).value();
+  for (std::uint64_t i = 0; i < 1000; ++i) ASSERT_TRUE(f.Add(IntegerKey(i)).ok());
+  const Bytes bytes = f.Serialize();
+  EXPECT_EQ(bloomkit_test::LoadU16(bytes, bloomkit_test::layout::kHashId), kHashIdShort64);
+  const auto answers = [](const auto& filter) {
+    std::vector<bool> out;
+    for (std::uint64_t i = 0; i < 3000; ++i) out.push_back(filter.MayContain(IntegerKey(i)));
+    return out;
+  };
+  const std::vector<bool> expected = answers(f);
+  auto back = BloomFilter::Deserialize(bytes);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(back->hash_id(), kHashIdShort64);
+  EXPECT_TRUE(back.value() == f);
+  for (const bool compress : {false, true}) {
+    ASSERT_TRUE(SaveFile(f, dir / "short.bkf", {.compress = compress}).ok());
+    auto loaded = LoadFile<BloomFilter>(dir / "short.bkf");
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+    EXPECT_EQ(loaded->hash_id(), kHashIdShort64);
+    EXPECT_EQ(answers(loaded.value()), expected);
+  }
+  ASSERT_TRUE(SaveFile(f, dir / "short.bkf").ok());
+  auto mapped = MappedFilter::Open(dir / "short.bkf");
+  ASSERT_TRUE(mapped.ok()) << mapped.error().message();
+  EXPECT_EQ(answers(mapped.value()), expected);
+  auto concurrent = ConcurrentBloomFilter::Deserialize(bytes);
+  ASSERT_TRUE(concurrent.ok()) << concurrent.error().message();
+  EXPECT_EQ(concurrent->hash_id(), kHashIdShort64);
+  EXPECT_EQ(answers(concurrent.value()), expected);
+  EXPECT_EQ(concurrent->Serialize(), bytes);
+  // Id 4 is a hash of classic and blocked filters only.
+  auto scalable = ScalableBloomFilter::Create({.initial_capacity = 1000});
+  ASSERT_TRUE(scalable.ok());
+  Bytes scalable_bytes = scalable->Serialize();
+  bloomkit_test::StoreLE(scalable_bytes, bloomkit_test::layout::kHashId, kHashIdShort64, 2);
+  bloomkit_test::FixChecksum(scalable_bytes);
+  auto refused = ScalableBloomFilter::Deserialize(scalable_bytes);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), ErrorCode::kUnknownHash);
+
+  auto other = BloomFilter::Create({.capacity = 5000, .fp_rate = 0.01});
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE(SaveFile(other.value(), dir / "xxh3.bkf").ok());
+  auto reader = FilterReader::OpenFile(dir / "xxh3.bkf", std::nullopt);
+  ASSERT_TRUE(reader.ok());
+  BloomFilter merged = f;
+  const Status st = merged.MergeFrom(reader.value());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code(), ErrorCode::kIncompatible);
+  EXPECT_NE(st.error().message().find("hash id 4 and 1"), std::string::npos) << st.error().message();
+  EXPECT_TRUE(merged == f);
 }
 
 // A scalable filter's MergeFrom ORs each stage in as it reads it: the union Merge

@@ -6,6 +6,9 @@
 // bits, so both ends must be uniform, and the filter's measured false-positive rate
 // must be the formula's (Lanes256FpRate), which assumes a uniform hash.
 //
+// A classic filter of hash id 4 expands the 64-bit hash to a probe pair
+// (ShortKeyPair); its measured rate on the same key sets must be the classic formula's.
+//
 // The same checks run on a deliberately weak hash (the key's first 8 bytes), which they
 // must reject: that is how these tests are known to be able to fail.
 #include <gtest/gtest.h>
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "bloomkit/blocked_bloom_filter.h"
+#include "bloomkit/bloom_filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/sizing.h"
 #include "bloomkit/word_array.h"
@@ -148,6 +152,51 @@ TEST(HashQualityTest, HashKeyShort64IsUniformOnAdversarialKeys) {
   }
 }
 
+// n keys 0..n-1 of `family` go, through `pair`, into a classic filter with k = 7 sized
+// for n at 1%; q keys n..n+q-1 are queried. The false positives must be within 5 sd
+// of ExpectedFpRate's expectation (~2600 of 2^18).
+struct ClassicVerdict {
+  bool rate_at_theory = false;
+  std::string detail;
+};
+
+ClassicVerdict CheckClassic(const Family& family, const std::function<HashPair(std::string_view)>& pair) {
+  constexpr std::uint64_t kN = 1 << 16;
+  constexpr std::uint64_t kQ = 1 << 18;
+  auto f = BloomFilter::Create({.capacity = kN, .fp_rate = 0.01});
+  EXPECT_TRUE(f.ok());
+  for (std::uint64_t i = 0; i < kN; ++i) static_cast<void>(f->AddHashPair(pair(family.key(i))));
+  std::uint64_t false_positives = 0;
+  for (std::uint64_t i = kN; i < kN + kQ; ++i) false_positives += f->MayContainHashPair(pair(family.key(i))) ? 1U : 0U;
+  const double expected = f->ExpectedFpRate() * static_cast<double>(kQ);
+  ClassicVerdict v;
+  v.rate_at_theory = std::abs(static_cast<double>(false_positives) - expected) < 5 * std::sqrt(expected);
+  v.detail = std::string(family.name) + ": false positives " + std::to_string(false_positives) + ", expected " +
+             std::to_string(expected);
+  return v;
+}
+
+TEST(HashQualityTest, ClassicShortKeyPairAtTheoryOnAdversarialKeys) {
+  for (const Family& family : Families()) {
+    const ClassicVerdict v = CheckClassic(family, [](std::string_view key) { return HashKeyShortPair(key); });
+    EXPECT_TRUE(v.rate_at_theory) << v.detail;
+  }
+}
+
+// End to end through Add and MayContain of a classic filter of hash id 4, whose key
+// path must be HashKeyShortPair's.
+TEST(HashQualityTest, ClassicFilterOfHashId4AtTheoryOnSequentialIntegers) {
+  constexpr std::uint64_t kN = 1 << 16;
+  constexpr std::uint64_t kQ = 1 << 18;
+  auto f = BloomFilter::Create({.capacity = kN, .fp_rate = 0.01, .hash_id = kHashIdShort64});
+  ASSERT_TRUE(f.ok());
+  for (std::uint64_t i = 0; i < kN; ++i) ASSERT_TRUE(f->Add(IntegerKey(i)).ok());
+  std::uint64_t false_positives = 0;
+  for (std::uint64_t i = kN; i < kN + kQ; ++i) false_positives += f->MayContain(IntegerKey(i)) ? 1U : 0U;
+  const double expected = f->ExpectedFpRate() * static_cast<double>(kQ);
+  EXPECT_NEAR(static_cast<double>(false_positives), expected, 5 * std::sqrt(expected));
+}
+
 // The key's first 8 bytes as a little-endian number: what a filter hashing nothing
 // would see. Every family must expose it.
 TEST(HashQualityTest, TheChecksRejectAWeakHash) {
@@ -159,6 +208,9 @@ TEST(HashQualityTest, TheChecksRejectAWeakHash) {
   for (const Family& family : Families()) {
     const Verdict v = Check(family, weak);
     EXPECT_FALSE(v.passed()) << v.detail;
+    // The classic check, with the weak hash expanded as hash id 4 expands its hash.
+    const ClassicVerdict c = CheckClassic(family, [&](std::string_view key) { return ShortKeyPair(weak(key)); });
+    EXPECT_FALSE(c.rate_at_theory) << c.detail;
   }
 }
 

@@ -27,6 +27,10 @@ inline std::uint64_t HashKeyShort64Inline(std::string_view key) noexcept {
   return key.size() <= 8 ? HashShortKey(key) : HashKey64Inline(key);
 }
 
+inline HashPair HashKeyShortPairInline(std::string_view key) noexcept {
+  return ShortKeyPair(HashKeyShort64Inline(key));
+}
+
 inline std::uint64_t Checksum64(const void* data, std::size_t bytes) noexcept {
   return XXH3_64bits(data, bytes);
 }
@@ -55,6 +59,14 @@ struct KeyHasher {
   using Items = std::span<const std::string_view>;
   Items keys;
   HashPair operator()(std::size_t i) const noexcept { return HashKeyInline(keys[i]); }
+  void Prefetch(std::size_t i) const noexcept { __builtin_prefetch(keys[i].data(), 0, 3); }
+};
+
+// Keys of a classic filter of hash id 4.
+struct ShortKeyHasher {
+  using Items = std::span<const std::string_view>;
+  Items keys;
+  HashPair operator()(std::size_t i) const noexcept { return HashKeyShortPairInline(keys[i]); }
   void Prefetch(std::size_t i) const noexcept { __builtin_prefetch(keys[i].data(), 0, 3); }
 };
 
