@@ -65,6 +65,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/allocator.h"
 #include "bloomkit/byte_sink.h"
 #include "bloomkit/byte_source.h"
 #include "bloomkit/filter.h"
@@ -227,7 +228,7 @@ class RedisBloomScalableFilter {
   Result<bool> AddHashed(Hash h, const std::uint64_t* newest_positions);
   Status AddLink(std::uint64_t entries, double error);
 
-  std::vector<Link> links_;
+  std::vector<Link, SeamAllocator<Link>> links_;  // from the allocator seam, like the bits
   std::uint64_t size_ = 0;
   std::uint32_t options_ = 0;
   std::uint32_t growth_ = 2;
@@ -375,7 +376,7 @@ class RedisCuckooFilter {
   Status Grow();
   bool CompactOne(std::size_t index) noexcept;
 
-  std::vector<SubFilter> filters_;
+  std::vector<SubFilter, SeamAllocator<SubFilter>> filters_;  // from the allocator seam, like the slots
   std::uint64_t num_buckets_ = 0;
   std::uint64_t num_items_ = 0;
   std::uint64_t num_deletes_ = 0;

@@ -629,7 +629,7 @@ std::uint64_t RedisBloomScalableFilter::memory_bytes() const noexcept {
 }
 
 std::uint64_t RedisBloomScalableFilter::bytes_held() const noexcept {
-  std::uint64_t total = links_.capacity() * sizeof(Link);
+  std::uint64_t total = links_.get_allocator().held(links_.data(), links_.capacity());
   for (const Link& l : links_) total += l.data.bytes_held();
   return total;
 }
@@ -1086,7 +1086,7 @@ std::uint64_t RedisCuckooFilter::memory_bytes() const noexcept {
 }
 
 std::uint64_t RedisCuckooFilter::bytes_held() const noexcept {
-  std::uint64_t total = filters_.capacity() * sizeof(SubFilter);
+  std::uint64_t total = filters_.get_allocator().held(filters_.data(), filters_.capacity());
   for (const SubFilter& f : filters_) total += f.data.bytes_held();
   return total;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bloomkit/redisbloom_codec.h"
+#include "contract/test_support.h"
 
 namespace bloomkit {
 namespace {
@@ -65,6 +66,26 @@ TEST(RedisBloomScalable, SizesAsBfReserve) {
                 .error()
                 .code(),
             ErrorCode::kTooLarge);
+}
+
+// The tables of links and sub-filters come from the allocator seam like the bits, so a
+// host that installs its own allocator (the Redis module: Redis' allocator) sees every
+// block; each block goes back exactly once.
+TEST(RedisBloomKinds, TablesGoThroughTheAllocatorSeam) {
+  bloomkit_test::ScopedCountingAllocator counting;
+  {
+    auto bf = RedisBloomScalableFilter::Create({.capacity = 100, .fp_rate = 0.01});
+    ASSERT_TRUE(bf.ok());
+    EXPECT_EQ(counting.allocations(), 2U) << "link 0's bits and the table of links";
+    const std::uint64_t before = counting.allocations();
+    auto cf = RedisCuckooFilter::Create({.capacity = 1000});
+    ASSERT_TRUE(cf.ok());
+    EXPECT_EQ(counting.allocations() - before, 2U) << "sub-filter 0's slots and the table of sub-filters";
+    const RedisBloomScalableFilter bf_copy = bf.value();
+    const RedisCuckooFilter cf_copy = cf.value();
+    EXPECT_EQ(counting.allocations() - before, 6U) << "the copies' tables and arrays";
+  }
+  EXPECT_EQ(counting.deallocations(), counting.allocations()) << "every block is freed exactly once";
 }
 
 TEST(RedisBloomScalable, NonScalingIsFullAtCapacity) {
