@@ -186,13 +186,19 @@ template <typename Filter>
 inline constexpr bool kStreamedLoad = requires(const FileHeader& h, ByteSource s, const LoadOptions& o) {
   Filter::Deserialize(h, s, o);
 };
+// True for a filter type that saves into a ByteSink (every kind's SerializeTo; not the
+// Synchronized wrapper, which saves a copy taken under its lock).
+template <typename Filter>
+inline constexpr bool kStreamedSave = requires(const Filter& f, ByteSink sink) {
+  f.SerializeTo(sink);
+};
 
 // Save/Load for any filter type with Serialize and Deserialize:
 //   bloomkit::SaveFile(filter, "seen.bf");
 //   auto loaded = bloomkit::LoadFile<bloomkit::BloomFilter>("seen.bf");
 template <typename Filter>
 Status SaveFile(const Filter& filter, const std::filesystem::path& path, const SaveOptions& options = {}) {
-  if constexpr (requires(ByteSink sink) { filter.SerializeTo(sink); }) {
+  if constexpr (kStreamedSave<Filter>) {
     return SaveStreamed(
         path, [&filter](ByteSink sink) { return filter.SerializeTo(sink); }, options);
   } else {
@@ -219,7 +225,7 @@ Result<Filter> LoadFile(const std::filesystem::path& path, const LoadOptions& op
 // every kind that streams its file (SerializeTo).
 template <typename Filter>
 Status WriteTo(const Filter& filter, std::ostream& out, const SaveOptions& options = {}) {
-  if constexpr (requires(ByteSink sink) { filter.SerializeTo(sink); }) {
+  if constexpr (kStreamedSave<Filter>) {
     return WriteStreamed(
         out, [&filter](ByteSink sink) { return filter.SerializeTo(sink); }, options);
   } else {
