@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "bloomkit/bloomkit.h"
+#include "fuzz_scratch.h"
 #include "internal/endian.h"
 #include "internal/hash_inline.h"
 
@@ -37,23 +38,8 @@ namespace {
 
 constexpr std::uint64_t kLimit = std::uint64_t{64} << 20;
 
-void RemoveScratchDir();
-
-// A scratch directory of this process, removed at exit.
 const std::filesystem::path& ScratchDir() {
-  static const auto* const dir = [] {
-    auto* d = new std::filesystem::path(std::filesystem::temp_directory_path() /
-                                        ("bloomkit-fuzz-load-file-" + std::to_string(static_cast<long>(::getpid()))));
-    std::filesystem::create_directories(*d);
-    std::atexit(RemoveScratchDir);
-    return d;
-  }();
-  return *dir;
-}
-
-void RemoveScratchDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(ScratchDir(), ec);
+  return bloomkit_fuzz::ScratchDir("bloomkit-fuzz-load-file-");
 }
 
 void Write(const std::filesystem::path& path, std::span<const std::byte> bytes) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "bloomkit/bloomkit.h"
+#include "fuzz_scratch.h"
 #include "internal/endian.h"
 #include "internal/hash_inline.h"
 
@@ -32,24 +33,8 @@ namespace {
 
 constexpr std::string_view kKey = "bloomkit-fuzz-key";
 
-void RemoveScratchDir();
-
-// A scratch directory of this process, removed at exit (never destroyed before that:
-// the atexit handler runs after static destructors registered later).
 const std::filesystem::path& ScratchDir() {
-  static const auto* const dir = [] {
-    auto* d = new std::filesystem::path(std::filesystem::temp_directory_path() /
-                                        ("bloomkit-fuzz-update-" + std::to_string(static_cast<long>(::getpid()))));
-    std::filesystem::create_directories(*d);
-    std::atexit(RemoveScratchDir);
-    return d;
-  }();
-  return *dir;
-}
-
-void RemoveScratchDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(ScratchDir(), ec);
+  return bloomkit_fuzz::ScratchDir("bloomkit-fuzz-update-");
 }
 
 std::vector<char> ReadAll(const std::filesystem::path& path) {
