@@ -20,6 +20,7 @@
 #include "bloomkit/format.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/sizing.h"
+#include "internal/filter_common.h"
 #include "internal/hash_inline.h"
 
 namespace bloomkit {
@@ -195,11 +196,20 @@ TEST(BlockedLanesTest, PortableAndAvx2Agree) {
 }
 
 TEST(BlockedLanesTest, BatchesMatchSingleKeys) {
-  for (const std::uint64_t capacity : {2'000ULL, 400'000ULL}) {  // in cache, and past kInMemoryFilterBytes
-    BlockedBloomFilter single = Make(Lanes({.capacity = capacity, .fp_rate = 0.01}));
-    BlockedBloomFilter batch = Make(Lanes({.capacity = capacity, .fp_rate = 0.01}));
+  // A filter the caches hold (visited key by key) and one of 8 MiB, past
+  // kInMemoryFilterBytes (hashed and prefetched a group ahead).
+  struct Shape {
+    BloomOptions options;
+    std::uint64_t num_keys;
+  };
+  const Shape shapes[] = {{{.capacity = 2'000, .fp_rate = 0.01}, 2'000},
+                          {{.num_bits = std::uint64_t{1} << 26, .num_hashes = 8}, 400'000}};
+  for (const Shape& shape : shapes) {
+    BlockedBloomFilter single = Make(Lanes(shape.options));
+    BlockedBloomFilter batch = Make(Lanes(shape.options));
+    ASSERT_EQ(batch.memory_bytes() >= internal::kInMemoryFilterBytes, shape.options.num_bits != 0);
     std::vector<std::string> keys;
-    for (std::uint64_t i = 0; i < capacity; ++i) keys.push_back("k" + std::to_string(i * 7919));
+    for (std::uint64_t i = 0; i < shape.num_keys; ++i) keys.push_back("k" + std::to_string(i * 7919));
     std::vector<std::string_view> views(keys.begin(), keys.end());
     for (const auto& key : keys) ASSERT_TRUE(single.Add(key).ok());
     ASSERT_TRUE(batch.AddBatch(views).ok());
