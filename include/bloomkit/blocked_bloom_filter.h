@@ -125,7 +125,7 @@ class BlockedBloomFilter {
   template <CallerIsa kIsa = internal::kThisCallerIsa>
   [[gnu::always_inline]] Status Add(std::string_view key) noexcept {
     if constexpr (kIsa == CallerIsa::kAvx2) {
-      if (inline_short_keys_ && key.size() <= 8) {
+      if (TakesInlinePath(key)) {
         static_cast<void>(InsertShortAvx2(HashShortKey(key)));
         return {};
       }
@@ -137,7 +137,7 @@ class BlockedBloomFilter {
   template <CallerIsa kIsa = internal::kThisCallerIsa>
   [[nodiscard]] [[gnu::always_inline]] bool MayContain(std::string_view key) const noexcept {
     if constexpr (kIsa == CallerIsa::kAvx2) {
-      if (inline_short_keys_ && key.size() <= 8) return ContainsShortAvx2(HashShortKey(key));
+      if (TakesInlinePath(key)) return ContainsShortAvx2(HashShortKey(key));
     }
     return ContainsKey(key);
   }
@@ -204,6 +204,9 @@ class BlockedBloomFilter {
   BlockedBloomFilter(BlockedLayout layout, std::uint16_t hash_id, std::uint64_t num_blocks, std::uint32_t num_hashes,
                      std::uint64_t capacity, double fp_rate, WordArray words) noexcept;
   [[nodiscard]] bool lanes() const noexcept { return layout_ == BlockedLayout::kLanes256; }
+  // Whether `key` takes the inline probe: one compare, as an empty key wraps to the
+  // largest size.
+  [[nodiscard]] bool TakesInlinePath(std::string_view key) const noexcept { return key.size() - 1 < inline_key_bytes_; }
   // Add and AddIfAbsent, AddHash and AddHashIfAbsent: true if the key was new.
   bool InsertKey(std::string_view key) noexcept;
   // MayContain through the library.
@@ -242,8 +245,9 @@ class BlockedBloomFilter {
   std::uint32_t num_hashes_ = 0;
   BlockedLayout layout_ = BlockedLayout::kLines512;
   std::uint16_t hash_id_ = kHashIdXxh3DoubleHashing;
-  // kLanes256 with hash id 4: keys of up to 8 bytes may take the inline probe.
-  bool inline_short_keys_ = false;
+  // kLanes256 with hash id 4: 8, keys of 1 to 8 bytes may take the inline probe;
+  // otherwise 0, none does.
+  std::size_t inline_key_bytes_ = 0;
 };
 
 static_assert(MergeableFilter<BlockedBloomFilter>);

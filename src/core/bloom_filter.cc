@@ -123,16 +123,21 @@ bool BloomFilter::MayContain(std::string_view key) const noexcept {
 
 bool BloomFilter::AddHashPair(HashPair hash) noexcept {
   std::uint64_t* words = words_.data();
-  std::uint64_t fresh = 0;
-  ForEachProbe(hash, num_bits_, num_hashes(), [&](std::uint64_t pos) {
-    const std::uint64_t mask = std::uint64_t{1} << (pos & 63);
-    std::uint64_t& word = words[pos >> 6];
-    fresh |= ~word & mask;
-    word |= mask;
-    return true;
+  const std::uint64_t num_bits = num_bits_;
+  const bool fresh = internal::WithProbeCount(num_hashes(), [&](auto num_probes) {
+    // The AND of the probed bits before the add: 0 when one of them was unset.
+    std::uint64_t was_set = 1;
+    ForEachProbe(hash, num_bits, num_probes, [&](std::uint64_t pos) {
+      std::uint64_t& word = words[pos >> 6];
+      const std::uint64_t old = word;
+      was_set &= old >> (pos & 63);
+      word = old | (std::uint64_t{1} << (pos & 63));
+      return true;
+    });
+    return (was_set & 1U) == 0;
   });
-  count_ += fresh != 0 ? 1 : 0;
-  return fresh != 0;
+  count_ += fresh ? 1 : 0;
+  return fresh;
 }
 
 // Branch-free: all k words are read and their bits ANDed. An early exit at the first
@@ -142,10 +147,14 @@ bool BloomFilter::AddHashPair(HashPair hash) noexcept {
 // are already prefetched, stop at the first zero instead: see ProbePrefetched.)
 bool BloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   const std::uint64_t* words = words_.data();
-  std::uint64_t all = 1;
-  ForEachProbe(hash, num_bits_, num_hashes(), [&](std::uint64_t pos) {
-    all &= words[pos >> 6] >> (pos & 63);
-    return true;
+  const std::uint64_t num_bits = num_bits_;
+  const std::uint64_t all = internal::WithProbeCount(num_hashes(), [&](auto num_probes) {
+    std::uint64_t set = 1;
+    ForEachProbe(hash, num_bits, num_probes, [&](std::uint64_t pos) {
+      set &= words[pos >> 6] >> (pos & 63);
+      return true;
+    });
+    return set;
   });
   return (all & 1U) != 0;
 }

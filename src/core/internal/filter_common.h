@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 #include "bloomkit/options.h"
 #include "bloomkit/result.h"
@@ -17,9 +18,8 @@ namespace bloomkit::internal {
 inline constexpr std::size_t kBatchGroup = 16;
 
 // Filters of this many bytes or more are taken to live in DRAM (the benchmark machine of
-// docs/BENCHMARKS.md keeps only a few MiB of its 32 MiB L3 as cache), where the batch loops are bound by misses in flight rather
-// than by instructions: the classic filter queries in two waves, the blocked filter
-// works 64 keys ahead.
+// docs/BENCHMARKS.md keeps only a few MiB of its 32 MiB L3 as cache), where the batch loops are bound by misses in
+// flight rather than by instructions: the classic filter queries in two waves, the blocked filter works 64 keys ahead.
 inline constexpr std::uint64_t kInMemoryFilterBytes = std::uint64_t{4} << 20;
 
 inline void PrefetchRead(const void* p) noexcept {
@@ -27,6 +27,33 @@ inline void PrefetchRead(const void* p) noexcept {
 }
 inline void PrefetchWrite(const void* p) noexcept {
   __builtin_prefetch(p, 1, 3);
+}
+
+// use(k) with k the number of probes of a key: a std::integral_constant for 1..16, so
+// that the probe loop of each common k is unrolled into straight-line code (a loop of
+// runtime length costs a compare, a branch and loop-carried registers per probe), the
+// plain number otherwise. Every call has the same result type.
+template <typename Use>
+[[gnu::always_inline]] inline auto WithProbeCount(std::uint32_t num_probes, Use&& use) {
+  switch (num_probes) {
+    case 1: return use(std::integral_constant<std::uint32_t, 1>{});
+    case 2: return use(std::integral_constant<std::uint32_t, 2>{});
+    case 3: return use(std::integral_constant<std::uint32_t, 3>{});
+    case 4: return use(std::integral_constant<std::uint32_t, 4>{});
+    case 5: return use(std::integral_constant<std::uint32_t, 5>{});
+    case 6: return use(std::integral_constant<std::uint32_t, 6>{});
+    case 7: return use(std::integral_constant<std::uint32_t, 7>{});
+    case 8: return use(std::integral_constant<std::uint32_t, 8>{});
+    case 9: return use(std::integral_constant<std::uint32_t, 9>{});
+    case 10: return use(std::integral_constant<std::uint32_t, 10>{});
+    case 11: return use(std::integral_constant<std::uint32_t, 11>{});
+    case 12: return use(std::integral_constant<std::uint32_t, 12>{});
+    case 13: return use(std::integral_constant<std::uint32_t, 13>{});
+    case 14: return use(std::integral_constant<std::uint32_t, 14>{});
+    case 15: return use(std::integral_constant<std::uint32_t, 15>{});
+    case 16: return use(std::integral_constant<std::uint32_t, 16>{});
+    default: return use(num_probes);
+  }
 }
 
 // Validates BloomOptions' explicit form (num_bits and num_hashes both set).

@@ -23,11 +23,20 @@ inline std::uint64_t HashKey64Inline(std::string_view key) noexcept {
   return XXH3_64bits_withSeed(key.data(), key.size(), kHashSeed);
 }
 
-inline std::uint64_t HashKeyShort64Inline(std::string_view key) noexcept {
-  return key.size() <= 8 ? HashShortKey(key) : HashKey64Inline(key);
+// XXH3-64 of a key longer than 8 bytes under hash id 4, out of line: inlined, XXH3's
+// code would push the short-key path below out of its callers.
+[[gnu::noinline]] inline std::uint64_t HashLongKey64(std::string_view key) noexcept {
+  return HashKey64Inline(key);
 }
 
-inline HashPair HashKeyShortPairInline(std::string_view key) noexcept {
+[[gnu::always_inline]] inline std::uint64_t HashKeyShort64Inline(std::string_view key) noexcept {
+  if (key.size() > 8) [[unlikely]] {
+    return HashLongKey64(key);
+  }
+  return HashShortKey(key);
+}
+
+[[gnu::always_inline]] inline HashPair HashKeyShortPairInline(std::string_view key) noexcept {
   return ShortKeyPair(HashKeyShort64Inline(key));
 }
 
