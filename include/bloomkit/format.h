@@ -103,8 +103,14 @@ Status WriteStreamBytes(std::ostream& out, std::span<const std::byte> bytes);
 // filter's memory to the stream piece by piece. A compressed file's header holds the
 // size of its compressed payload, which a stream cannot seek back to write, so the
 // file is first written to an unlinked temporary file in the temporary directory
-// (TMPDIR, as std::filesystem::temp_directory_path) and then copied to the stream in
-// kReadBufferBytes pieces.
+// (TMPDIR, else /tmp, as std::filesystem::temp_directory_path) and then copied to the
+// stream in kReadBufferBytes pieces. The file is opened with O_TMPFILE; where the file
+// system or kernel refuses that (EOPNOTSUPP, e.g. on NFS; EISDIR before Linux 3.11;
+// EINVAL), with mkostemp in the same directory and unlinked at once. Its descriptor is
+// closed on every path, so no file is left behind. When neither way works, the error
+// is kIoError naming the directory and each errno text:
+//   cannot create a temporary file in /mnt/nfs: O_TMPFILE: Operation not supported;
+//   mkostemp: Permission denied
 Status WriteStreamed(std::ostream& out, const std::function<bool(ByteSink)>& serialize_to,
                      const SaveOptions& options = {});
 

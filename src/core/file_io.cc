@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <istream>
@@ -29,6 +30,7 @@
 #include "internal/endian.h"
 #include "internal/hash_inline.h"
 #include "internal/message.h"
+#include "internal/temp_file.h"
 
 namespace bloomkit {
 namespace {
@@ -537,7 +539,70 @@ Status WriteStreamBytes(std::ostream& out, std::span<const std::byte> bytes) {
   return {};
 }
 
-Status WriteStreamed(std::ostream& out, const std::function<bool(ByteSink)>& serialize_to, const SaveOptions& options) {
+namespace internal {
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+UniqueFd::~UniqueFd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<UniqueFd> OpenUnlinkedTempFile(const TempFileOptions& options) {
+  std::filesystem::path dir = options.dir;
+  if (dir.empty()) {
+    std::error_code ec;
+    dir = std::filesystem::temp_directory_path(ec);
+    if (ec) {
+      // temp_directory_path takes the first of these variables that is set, else /tmp;
+      // its error does not say which directory it refused.
+      std::string where = "/tmp";
+      for (const char* name : {"TMPDIR", "TMP", "TEMP", "TEMPDIR"}) {
+        if (const char* value = std::getenv(name); value != nullptr) {
+          where = std::string(name).append("=").append(value);
+          break;
+        }
+      }
+      return MakeError(ErrorCode::kIoError, "no temporary directory for a compressed stream (", where,
+                       "): ", ec.message());
+    }
+  }
+  std::string tried;
+  if (options.try_o_tmpfile) {
+    const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return UniqueFd(fd);
+    const int err = errno;
+    tried.append("O_TMPFILE: ").append(ErrnoText(err));
+    // Refused by the file system (EOPNOTSUPP) or the kernel (EISDIR before Linux 3.11,
+    // EINVAL): a named file instead. Any other error (no such directory, no permission,
+    // no space) would stop mkostemp the same way.
+    if (err != EOPNOTSUPP && err != EISDIR && err != EINVAL) {
+      return MakeError(ErrorCode::kIoError, "cannot create a temporary file in ", dir.string(), ": ", tried);
+    }
+    tried.append("; ");
+  }
+  std::string name = (dir / kStreamTempPrefix).string();
+  name.append("XXXXXX");
+  const int fd = ::mkostemp(name.data(), O_CLOEXEC);
+  if (fd < 0) {
+    tried.append("mkostemp: ").append(ErrnoText());
+    return MakeError(ErrorCode::kIoError, "cannot create a temporary file in ", dir.string(), ": ", tried);
+  }
+  UniqueFd file(fd);
+  if (::unlink(name.c_str()) != 0) {
+    const std::string why = ErrnoText();
+    return MakeError(ErrorCode::kIoError, "cannot unlink the temporary file ", name, ": ", why);
+  }
+  return file;
+}
+
+Status WriteStreamed(std::ostream& out, const std::function<bool(ByteSink)>& serialize_to, const SaveOptions& options,
+                     const TempFileOptions& temp) {
   auto fail = [] { return MakeError(ErrorCode::kIoError, "write to stream failed"); };
   if (!out) return fail();
   auto raw = [&]() -> Status {
@@ -553,17 +618,9 @@ Status WriteStreamed(std::ostream& out, const std::function<bool(ByteSink)>& ser
   };
   if (!options.compress) return raw();
 
-  std::error_code ec;
-  const std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
-  if (ec) return MakeError(ErrorCode::kIoError, "no temporary directory for a compressed stream: ", ec.message());
-  const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    return MakeError(ErrorCode::kIoError, "cannot create a temporary file in ", dir.string(), ": ", ErrnoText());
-  }
-  struct Close {
-    int fd;
-    ~Close() { ::close(fd); }
-  } close_fd{fd};
+  auto file = OpenUnlinkedTempFile(temp);
+  if (!file.ok()) return std::move(file).error();
+  const int fd = file->get();
   bool shrank = false;
   if (Status st = WriteCompressed(fd, serialize_to, options.compression_level, &shrank); !st.ok()) return st;
   if (!shrank) return raw();  // incompressible: the raw file, as SaveStreamed writes
@@ -580,6 +637,12 @@ Status WriteStreamed(std::ostream& out, const std::function<bool(ByteSink)>& ser
   out.flush();
   if (!out) return fail();
   return {};
+}
+
+}  // namespace internal
+
+Status WriteStreamed(std::ostream& out, const std::function<bool(ByteSink)>& serialize_to, const SaveOptions& options) {
+  return internal::WriteStreamed(out, serialize_to, options, internal::TempFileOptions{});
 }
 
 }  // namespace bloomkit
