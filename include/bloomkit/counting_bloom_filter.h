@@ -66,6 +66,8 @@ namespace bloomkit {
 struct CountingOptions {
   // Sizing as for the classic filter; in the explicit form num_bits is the number of
   // counters (positions), so positions match a BloomFilter with the same options.
+  // bloom.hash_id is 0 or 1 (kHashIdXxh3DoubleHashing), the only hash of counting
+  // filters; any other id (4 included) is kInvalidArgument.
   BloomOptions bloom;
   // 4 (two counters per byte, saturating at 15) or 8 (saturating at 255).
   std::uint32_t counter_bits = 4;

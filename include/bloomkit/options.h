@@ -60,7 +60,8 @@ struct BloomOptions {
   // The hash id (hash.h). Blocked filters of 256-bit blocks: kHashIdShort64 or
   // kHashIdXxh3x64, and 0 picks kHashIdShort64. Classic filters: kHashIdXxh3DoubleHashing
   // (0 picks it) or kHashIdShort64, cheaper for keys of up to 8 bytes. 512-bit blocked
-  // filters: 0 or kHashIdXxh3DoubleHashing, their only hash.
+  // filters and counting filters (CountingOptions::bloom): 0 or kHashIdXxh3DoubleHashing,
+  // their only hash. Any other id is kInvalidArgument, never quietly replaced.
   std::uint16_t hash_id = 0;
 };
 

@@ -44,6 +44,12 @@ Result<CountingBloomFilter> CountingBloomFilter::Create(const CountingOptions& o
   if (options.counter_bits != 4 && options.counter_bits != 8) {
     return MakeError(ErrorCode::kInvalidArgument, "counter_bits must be 4 or 8, got ", options.counter_bits);
   }
+  // Keys are hashed with id 1 only (the classic positions, which ToBloomFilter relies
+  // on): another id is refused rather than quietly replaced.
+  if (bloom.hash_id != 0 && bloom.hash_id != kHashIdXxh3DoubleHashing) {
+    return MakeError(ErrorCode::kInvalidArgument, "hash id ", bloom.hash_id,
+                     " is not 1 (XXH3-128), the only hash of counting filters (0 picks it)");
+  }
   std::uint64_t num_counters = 0;
   std::uint32_t num_hashes = 0;
   std::uint64_t capacity = bloom.capacity;
@@ -308,6 +314,10 @@ Result<CountingBloomFilter> CountingBloomFilter::Deserialize(const FileHeader& h
   }
   if (counter_bits != 4 && counter_bits != 8) {
     return MakeError(ErrorCode::kParameterMismatch, "counter_bits ", counter_bits, " is not 4 or 8");
+  }
+  if (h.hash_id != kHashIdXxh3DoubleHashing) {
+    return MakeError(ErrorCode::kUnknownHash, "hash id ", h.hash_id,
+                     " is not 1 (XXH3-128), the only hash of counting filters");
   }
   if (h.capacity == 0) return MakeError(ErrorCode::kParameterMismatch, "capacity is 0");
   for (std::size_t i = 4; i < kNumHeaderParams; ++i) {

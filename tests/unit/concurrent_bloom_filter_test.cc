@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
+#include "bloomkit/hash.h"
 #include "contract/test_support.h"
 
 namespace bloomkit_test {
@@ -74,6 +76,36 @@ TEST(ConcurrentBloomFilterTest, AdoptsAFilterWithItsKeysAndCount) {
   f.Clear();
   EXPECT_EQ(f.count(), 0U);
   EXPECT_FALSE(f.MayContain(Key(kPresent, 0)));
+}
+
+// The hash ids are those of the wrapped kind: 1 and 4 for the classic form (4 hashing
+// as BloomFilter's short-key hash does, and saved as such), 1 only for the blocked form
+// (512-bit blocks); any other is refused, naming it.
+TEST(ConcurrentBloomFilterTest, HashIdsAreTheWrappedKinds) {
+  const bloomkit::BloomOptions short_keys{.capacity = 1000, .hash_id = bloomkit::kHashIdShort64};
+  auto plain = BloomFilter::Create(short_keys);
+  auto concurrent = ConcurrentBloomFilter::Create(short_keys);
+  ASSERT_TRUE(plain.ok() && concurrent.ok()) << Describe(concurrent);
+  EXPECT_EQ(concurrent->hash_id(), bloomkit::kHashIdShort64);
+  for (std::uint64_t i = 0; i < 500; ++i) {
+    EXPECT_TRUE(plain->Add(Key(kPresent, i)).ok());
+    EXPECT_TRUE(concurrent->Add(Key(kPresent, i)).ok());
+  }
+  EXPECT_EQ(concurrent->Serialize(), plain->Serialize());
+  EXPECT_EQ(ConcurrentBloomFilter::Create({.capacity = 1000})->hash_id(), bloomkit::kHashIdXxh3DoubleHashing);
+  EXPECT_TRUE(ConcurrentBlockedBloomFilter::Create({.capacity = 1000, .hash_id = 1}).ok());
+  for (const int id : {2, 3, 5}) {
+    auto bad = ConcurrentBloomFilter::Create({.capacity = 1000, .hash_id = static_cast<std::uint16_t>(id)});
+    ASSERT_FALSE(bad.ok()) << "hash id " << id;
+    EXPECT_EQ(bad.error().code(), bloomkit::ErrorCode::kInvalidArgument);
+    EXPECT_NE(bad.error().message().find("hash id " + std::to_string(id)), std::string::npos) << bad.error().message();
+  }
+  for (const int id : {2, 3, 4, 5}) {
+    auto bad = ConcurrentBlockedBloomFilter::Create({.capacity = 1000, .hash_id = static_cast<std::uint16_t>(id)});
+    ASSERT_FALSE(bad.ok()) << "hash id " << id;
+    EXPECT_EQ(bad.error().code(), bloomkit::ErrorCode::kInvalidArgument);
+    EXPECT_NE(bad.error().message().find("hash id " + std::to_string(id)), std::string::npos) << bad.error().message();
+  }
 }
 
 TEST(ConcurrentBloomFilterTest, LoadingAnotherKindIsWrongKind) {

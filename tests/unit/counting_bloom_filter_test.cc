@@ -6,12 +6,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <numeric>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "bloomkit/bloom_filter.h"
+#include "bloomkit/byte_source.h"
+#include "bloomkit/format.h"
+#include "bloomkit/hash.h"
 #include "contract/test_support.h"
 
 namespace bloomkit_test {
@@ -57,6 +62,59 @@ TEST(CountingBloomFilterTest, RejectsBadOptionsNamingTheValue) {
   auto hashes = CountingBloomFilter::Create({.bloom = {.num_bits = 1000, .num_hashes = 65}});
   ASSERT_FALSE(hashes.ok());
   EXPECT_EQ(hashes.error().code(), ErrorCode::kInvalidArgument);
+}
+
+// Counting filters hash with id 1 only: asking for another (4, the classic filter's
+// short-key hash, included) is an error, not a filter that quietly hashes with id 1.
+TEST(CountingBloomFilterTest, RefusesHashIdsItDoesNotImplement) {
+  for (const std::uint16_t id : {std::uint16_t{0}, bloomkit::kHashIdXxh3DoubleHashing}) {
+    auto f = CountingBloomFilter::Create({.bloom = {.capacity = 100, .hash_id = id}});
+    ASSERT_TRUE(f.ok()) << "hash id " << id << ": " << Describe(f);
+    EXPECT_EQ(LoadU16(f->Serialize(), layout::kHashId), bloomkit::kHashIdXxh3DoubleHashing);
+  }
+  for (const int id : {2, 3, 4, 5, 65535}) {
+    const auto hash_id = static_cast<std::uint16_t>(id);
+    for (const bloomkit::BloomOptions& bloom :
+         {bloomkit::BloomOptions{.capacity = 100, .hash_id = hash_id},
+          bloomkit::BloomOptions{.num_bits = 1000, .num_hashes = 3, .hash_id = hash_id}}) {
+      auto bad = CountingBloomFilter::Create({.bloom = bloom});
+      ASSERT_FALSE(bad.ok()) << "hash id " << id << " was accepted";
+      EXPECT_EQ(bad.error().code(), ErrorCode::kInvalidArgument);
+      EXPECT_NE(bad.error().message().find("hash id " + std::to_string(id)), std::string::npos)
+          << bad.error().message();
+      EXPECT_NE(bad.error().message().find("1 (XXH3-128)"), std::string::npos) << bad.error().message();
+    }
+  }
+}
+
+// The streamed load takes a header its caller decoded: one naming another hash is
+// refused there too, as a file carrying it is by the header check.
+TEST(CountingBloomFilterTest, StreamedLoadRefusesAHeaderOfAnotherHash) {
+  CountingBloomFilter f = Make(100, 0.01);
+  for (std::uint64_t i = 0; i < 20; ++i) EXPECT_TRUE(f.Add(Key(kPresent, i)).ok());
+  const Bytes bytes = f.Serialize();
+  auto header = bloomkit::PeekHeader(bytes);
+  ASSERT_TRUE(header.ok()) << Describe(header);
+  auto load = [&](std::uint16_t hash_id) {
+    bloomkit::FileHeader h = header.value();
+    h.hash_id = hash_id;
+    std::size_t at = layout::kHeaderBytes;
+    auto read = [&](std::span<std::byte> out) -> bloomkit::Status {
+      std::copy_n(bytes.begin() + static_cast<std::ptrdiff_t>(at), out.size(), out.begin());
+      at += out.size();
+      return {};
+    };
+    return CountingBloomFilter::Deserialize(h, bloomkit::ByteSource(read));
+  };
+  auto good = load(bloomkit::kHashIdXxh3DoubleHashing);
+  ASSERT_TRUE(good.ok()) << Describe(good);
+  EXPECT_TRUE(good.value() == f);
+  for (const std::uint16_t id : {std::uint16_t{0}, bloomkit::kHashIdXxh3x64, bloomkit::kHashIdShort64}) {
+    auto bad = load(id);
+    ASSERT_FALSE(bad.ok()) << "hash id " << id << " was loaded";
+    EXPECT_EQ(bad.error().code(), ErrorCode::kUnknownHash);
+    EXPECT_NE(bad.error().message().find("hash id " + std::to_string(id)), std::string::npos) << bad.error().message();
+  }
 }
 
 TEST(CountingBloomFilterTest, MemoryLimitIsCheckedForTheCountersNotTheBits) {
