@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <new>
 
 #include "bloomkit/sizing.h"
 #include "internal/blocked_kernels.h"
@@ -66,8 +67,6 @@ bool StreamAtomically(FilterKind kind, std::uint64_t capacity, std::uint64_t cou
   }
   return out.Finish();
 }
-
-constexpr LoadOptions kNoLimit{.max_memory_bytes = ~std::uint64_t{0}};
 
 // Set bits of words that other threads may be setting.
 std::uint64_t PopCountAtomically(std::span<const std::uint64_t> words) noexcept {
@@ -200,9 +199,27 @@ bool ConcurrentBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   return all;
 }
 
+namespace {
+
+// The words of `from`, read with atomic loads while other threads may add, into a new
+// array: the filter's memory once (a trip through the file form cost it twice more).
+// Throws std::bad_alloc when the allocator has no memory, as a copy of a filter does.
+WordArray CopyAtomically(std::span<const std::uint64_t> from) {
+  WordArray words = WordArray::Allocate(from.size());
+  if (!words.ok()) throw std::bad_alloc();
+  std::uint64_t* to = words.data();
+  for (std::size_t i = 0; i < from.size(); ++i) to[i] = Load(from[i]);
+  return words;
+}
+
+}  // namespace
+
 BloomFilter ConcurrentBloomFilter::Snapshot() const {
-  // Through the file form: it carries every field, and its reader checks them.
-  return BloomFilter::Deserialize(Serialize(), kNoLimit).value();
+  const std::uint64_t added = count();
+  BloomFilter copy(filter_.num_bits(), filter_.num_hashes(), filter_.capacity(), filter_.fp_rate(),
+                   CopyAtomically(filter_.words()), filter_.hash_id());
+  copy.count_ = added;
+  return copy;
 }
 
 void ConcurrentBloomFilter::Clear() noexcept {
@@ -328,7 +345,11 @@ bool ConcurrentBlockedBloomFilter::MayContainHashPair(HashPair hash) const noexc
 }
 
 BlockedBloomFilter ConcurrentBlockedBloomFilter::Snapshot() const {
-  return BlockedBloomFilter::Deserialize(Serialize(), kNoLimit).value();
+  const std::uint64_t added = count();
+  BlockedBloomFilter copy(filter_.layout(), filter_.hash_id(), filter_.num_blocks(), filter_.num_hashes(),
+                          filter_.capacity(), filter_.fp_rate(), CopyAtomically(filter_.words()));
+  copy.count_ = added;
+  return copy;
 }
 
 void ConcurrentBlockedBloomFilter::Clear() noexcept {

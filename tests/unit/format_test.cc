@@ -616,6 +616,28 @@ TEST(FileTest, ConcurrentLoadFileCostsTheFilterPlusABoundedBuffer) {
   }));
 }
 
+// A snapshot of a concurrent filter costs one more filter: its words are copied with
+// atomic loads into the new filter (through the file form it needed the file's bytes
+// too, three filters in all). Each child builds its filter under the cap.
+TEST(FileTest, ConcurrentSnapshotCostsOneMoreFilter) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizers reserve address space of their own";
+#endif
+  constexpr std::uint64_t kCap = 2 * (kBigFilterBits / 8) + kLoadBound;
+  EXPECT_TRUE(WithinAddressSpace(kCap, [] {
+    auto f = ConcurrentBloomFilter::Create({.num_bits = kBigFilterBits, .num_hashes = 3});
+    if (!f.ok() || !f->Add("k").ok()) return false;
+    const BloomFilter copy = f->Snapshot();
+    return copy.MayContain("k") && copy.count() == 1 && copy.num_bits() == kBigFilterBits;
+  }));
+  EXPECT_TRUE(WithinAddressSpace(kCap, [] {
+    auto f = ConcurrentBlockedBloomFilter::Create({.num_bits = kBigFilterBits, .num_hashes = 6});
+    if (!f.ok() || !f->Add("k").ok()) return false;
+    const BlockedBloomFilter copy = f->Snapshot();
+    return copy.MayContain("k") && copy.count() == 1 && copy.num_bits() == kBigFilterBits;
+  }));
+}
+
 // Saves stream from the filter's memory: a raw or compressed WriteTo, and SaveFile of
 // the concurrent kinds (whose words are read with atomic loads), cost the filter plus
 // a bounded buffer. Each child builds its filter under the cap, so a save that
