@@ -126,7 +126,7 @@ class BlockedBloomFilter {
   [[gnu::always_inline]] Status Add(std::string_view key) noexcept {
     if constexpr (kIsa == CallerIsa::kAvx2) {
       if (TakesInlinePath(key)) {
-        static_cast<void>(InsertShortAvx2(HashShortKey(key)));
+        static_cast<void>(InsertShortAvx2(HashShortKey8(key.data())));
         return {};
       }
     }
@@ -137,7 +137,7 @@ class BlockedBloomFilter {
   template <CallerIsa kIsa = internal::kThisCallerIsa>
   [[nodiscard]] [[gnu::always_inline]] bool MayContain(std::string_view key) const noexcept {
     if constexpr (kIsa == CallerIsa::kAvx2) {
-      if (TakesInlinePath(key)) return ContainsShortAvx2(HashShortKey(key));
+      if (TakesInlinePath(key)) return ContainsShortAvx2(HashShortKey8(key.data()));
     }
     return ContainsKey(key);
   }
@@ -194,6 +194,9 @@ class BlockedBloomFilter {
   friend bool operator==(const BlockedBloomFilter& a, const BlockedBloomFilter& b) noexcept;
 
  private:
+  // The inline-key size of filters whose keys all call the library: no string_view is
+  // this long.
+  static constexpr std::size_t kNoInlineKeys = ~std::size_t{0};
   // It writes the words of a filter it owns.
   friend class ConcurrentBlockedBloomFilter;
   friend class MappedFilter;  // builds a read-only filter over a mapped payload
@@ -204,9 +207,10 @@ class BlockedBloomFilter {
   BlockedBloomFilter(BlockedLayout layout, std::uint16_t hash_id, std::uint64_t num_blocks, std::uint32_t num_hashes,
                      std::uint64_t capacity, double fp_rate, WordArray words) noexcept;
   [[nodiscard]] bool lanes() const noexcept { return layout_ == BlockedLayout::kLanes256; }
-  // Whether `key` takes the inline probe: one compare, as an empty key wraps to the
-  // largest size.
-  [[nodiscard]] bool TakesInlinePath(std::string_view key) const noexcept { return key.size() - 1 < inline_key_bytes_; }
+  // Whether `key` takes the inline probe: one compare. Only 8-byte keys do, so that the
+  // caller's loop holds one straight-line hash; other lengths call the library, whose
+  // kernels inline the hash of every length up to 8.
+  [[nodiscard]] bool TakesInlinePath(std::string_view key) const noexcept { return key.size() == inline_key_bytes_; }
   // Add and AddIfAbsent, AddHash and AddHashIfAbsent: true if the key was new.
   bool InsertKey(std::string_view key) noexcept;
   // MayContain through the library.
@@ -245,9 +249,9 @@ class BlockedBloomFilter {
   std::uint32_t num_hashes_ = 0;
   BlockedLayout layout_ = BlockedLayout::kLines512;
   std::uint16_t hash_id_ = kHashIdXxh3DoubleHashing;
-  // kLanes256 with hash id 4: 8, keys of 1 to 8 bytes may take the inline probe;
-  // otherwise 0, none does.
-  std::size_t inline_key_bytes_ = 0;
+  // kLanes256 with hash id 4: 8, keys of 8 bytes take the inline probe; otherwise a
+  // size no key has, and none does.
+  std::size_t inline_key_bytes_ = kNoInlineKeys;
 };
 
 static_assert(MergeableFilter<BlockedBloomFilter>);

@@ -80,16 +80,21 @@ inline constexpr std::uint64_t kShortKeyLengthSalt = 0xbf58476d1ce4e5b9ULL;
 // (one multiply-fold alone is too regular on sequential integers: hash_quality_test).
 // The length term keeps "ab" and "ab\0" apart. Inline, so that a caller's loop holds
 // the whole lookup.
+// HashShortKey of a key of exactly 8 bytes at `p` (IntegerKey, 64-bit ids), with its
+// length term folded into one constant.
+inline std::uint64_t HashShortKey8(const char* p) noexcept {
+  std::uint64_t v = 0;
+  std::memcpy(&v, p, 8);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+  return Mulx64(Mulx64(v ^ (kHashSeed ^ (8 * kShortKeyLengthSalt)), kShortKeyMultiplier), kShortKeyLengthSalt);
+}
+
 inline std::uint64_t HashShortKey(std::string_view key) noexcept {
   const std::size_t n = key.size();
   const auto* p = reinterpret_cast<const unsigned char*>(key.data());
   const auto mix = [](std::uint64_t x) { return Mulx64(Mulx64(x, kShortKeyMultiplier), kShortKeyLengthSalt); };
   if (n == 8) [[likely]] {
-    // The common case (IntegerKey, 64-bit ids) with its length term folded in.
-    std::uint64_t v = 0;
-    std::memcpy(&v, p, 8);
-    if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
-    return mix(v ^ (kHashSeed ^ (8 * kShortKeyLengthSalt)));
+    return HashShortKey8(key.data());
   }
   std::uint64_t v = 0;
   if (n >= 4) {

@@ -42,7 +42,7 @@ BlockedBloomFilter::BlockedBloomFilter(BlockedLayout layout, std::uint16_t hash_
       num_hashes_(num_hashes),
       layout_(layout),
       hash_id_(hash_id),
-      inline_key_bytes_(layout == BlockedLayout::kLanes256 && hash_id == kHashIdShort64 ? 8 : 0) {
+      inline_key_bytes_(layout == BlockedLayout::kLanes256 && hash_id == kHashIdShort64 ? 8 : kNoInlineKeys) {
   internal::MakeLaneEnable(num_hashes_, lane_enable_);
   for (std::uint32_t j = 0; j < 8; ++j) {
     lane_salts_[j] = internal::kBlockSalts[j];
