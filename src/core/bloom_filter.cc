@@ -9,11 +9,16 @@
 #include <type_traits>
 
 #include "bloomkit/sizing.h"
+#include "internal/classic_kernels.h"
 #include "internal/codec.h"
 #include "internal/endian.h"
 #include "internal/filter_common.h"
 #include "internal/hash_inline.h"
 #include "internal/message.h"
+
+#if defined(__x86_64__)
+#define BLOOMKIT_X86 1
+#endif
 
 namespace bloomkit {
 
@@ -113,32 +118,50 @@ Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
   return BloomFilter(num_bits, num_hashes, capacity, fp_rate, std::move(words), hash_id);
 }
 
-bool BloomFilter::InsertKey(std::string_view key) noexcept {
-  if (hash_id_ == kHashIdShort64) return AddHashPair(internal::HashKeyShortPairInline(key));
-  return AddHashPair(internal::HashKeyInline(key));
-}
-bool BloomFilter::MayContain(std::string_view key) const noexcept {
-  if (hash_id_ == kHashIdShort64) return MayContainHashPair(internal::HashKeyShortPairInline(key));
-  return MayContainHashPair(internal::HashKeyInline(key));
+namespace internal {
+namespace {
+
+// The probes of one key, inlined (with the hash of hash id 4) into each instruction
+// set's copy below. The lambdas are always inlined too: a copy that GCC left out of
+// line would be compiled for the portable instruction set.
+
+// Probe `walk`'s next position, FastRange64 by mulx when kMulx. GCC does not choose mulx
+// for a 128-bit product even where BMI2 is enabled; mul needs one factor in rax and
+// writes rdx, a move and a clobbered register per probe.
+template <bool kMulx>
+[[gnu::always_inline]] inline std::uint64_t NextProbe(ProbeWalk& walk, std::uint64_t num_bits) noexcept {
+#ifdef BLOOMKIT_X86
+  if constexpr (kMulx) {
+    std::uint64_t hi;
+    std::uint64_t lo;
+    asm("mulx %[x], %[lo], %[hi]" : [hi] "=&r"(hi), [lo] "=&r"(lo) : [x] "rm"(walk.x), "d"(num_bits));
+    walk.x += walk.y;
+    walk.y += kProbeStep;
+    return hi;
+  }
+#endif
+  return walk.Next(num_bits);
 }
 
-bool BloomFilter::AddHashPair(HashPair hash) noexcept {
-  std::uint64_t* words = words_.data();
-  const std::uint64_t num_bits = num_bits_;
-  const bool fresh = internal::WithProbeCount(num_hashes(), [&](auto num_probes) {
-    // The AND of the probed bits before the add: 0 when one of them was unset.
-    std::uint64_t was_set = 1;
-    ForEachProbe(hash, num_bits, num_probes, [&](std::uint64_t pos) {
-      std::uint64_t& word = words[pos >> 6];
-      const std::uint64_t old = word;
-      was_set &= old >> (pos & 63);
-      word = old | (std::uint64_t{1} << (pos & 63));
-      return true;
-    });
-    return (was_set & 1U) == 0;
-  });
-  count_ += fresh ? 1 : 0;
-  return fresh;
+template <bool kMulx>
+[[gnu::always_inline]] inline bool InsertProbes(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                                HashPair hash) noexcept {
+  return WithProbeCount(
+      num_hashes, [&](auto num_probes) __attribute__((always_inline)) {
+        // The OR of the words' changes: non-zero when one of the bits was unset. (An AND
+        // of the old bits instead keeps every old word live to the end of the probes.)
+        std::uint64_t changed = 0;
+        ProbeWalk walk(hash);
+        for (std::uint32_t i = 0; i < num_probes; ++i) {
+          const std::uint64_t pos = NextProbe<kMulx>(walk, num_bits);
+          std::uint64_t& word = words[pos >> 6];
+          const std::uint64_t old = word;
+          const std::uint64_t updated = old | (std::uint64_t{1} << (pos & 63));
+          changed |= old ^ updated;
+          word = updated;
+        }
+        return changed != 0;
+      });
 }
 
 // Branch-free: all k words are read and their bits ANDed. An early exit at the first
@@ -146,18 +169,134 @@ bool BloomFilter::AddHashPair(HashPair hash) noexcept {
 // bit is set with probability ~1/2), and after the mispredict the remaining loads start
 // late; reading all k lets them all be in flight at once. (The batch forms, whose lines
 // are already prefetched, stop at the first zero instead: see ProbePrefetched.)
+template <bool kMulx>
+[[gnu::always_inline]] inline bool ContainsProbes(const std::uint64_t* words, std::uint64_t num_bits,
+                                                  std::uint32_t num_hashes, HashPair hash) noexcept {
+  return WithProbeCount(
+      num_hashes, [&](auto num_probes) __attribute__((always_inline)) {
+        std::uint64_t set = 1;
+        ProbeWalk walk(hash);
+        for (std::uint32_t i = 0; i < num_probes; ++i) {
+          const std::uint64_t pos = NextProbe<kMulx>(walk, num_bits);
+          set &= words[pos >> 6] >> (pos & 63);
+        }
+        return (set & 1U) != 0;
+      });
+}
+
+bool InsertPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes, HashPair hash) noexcept {
+  return InsertProbes<false>(words, num_bits, num_hashes, hash);
+}
+bool ContainsPortable(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                      HashPair hash) noexcept {
+  return ContainsProbes<false>(words, num_bits, num_hashes, hash);
+}
+bool InsertShortKeyPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                            std::string_view key) noexcept {
+  return InsertProbes<false>(words, num_bits, num_hashes, HashKeyShortPairInline(key));
+}
+bool ContainsShortKeyPortable(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                              std::string_view key) noexcept {
+  return ContainsProbes<false>(words, num_bits, num_hashes, HashKeyShortPairInline(key));
+}
+
+#ifdef BLOOMKIT_X86
+
+// The same code with BMI1/BMI2: mulx takes its multiplicand from any register and
+// writes any pair, shlx/shrx take their count from any register, andn spares a copy.
+// Without them every 128-bit multiply goes through rax:rdx and every variable shift
+// through cl, and the unrolled probes of k = 7 spill registers to the stack.
+[[gnu::target("bmi,bmi2")]] bool InsertBmi2(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                            HashPair hash) noexcept {
+  return InsertProbes<true>(words, num_bits, num_hashes, hash);
+}
+[[gnu::target("bmi,bmi2")]] bool ContainsBmi2(const std::uint64_t* words, std::uint64_t num_bits,
+                                              std::uint32_t num_hashes, HashPair hash) noexcept {
+  return ContainsProbes<true>(words, num_bits, num_hashes, hash);
+}
+[[gnu::target("bmi,bmi2")]] bool InsertShortKeyBmi2(std::uint64_t* words, std::uint64_t num_bits,
+                                                    std::uint32_t num_hashes, std::string_view key) noexcept {
+  return InsertProbes<true>(words, num_bits, num_hashes, HashKeyShortPairInline(key));
+}
+[[gnu::target("bmi,bmi2")]] bool ContainsShortKeyBmi2(const std::uint64_t* words, std::uint64_t num_bits,
+                                                      std::uint32_t num_hashes, std::string_view key) noexcept {
+  return ContainsProbes<true>(words, num_bits, num_hashes, HashKeyShortPairInline(key));
+}
+
+constexpr ClassicOps kBmi2Ops = {InsertBmi2, ContainsBmi2, InsertShortKeyBmi2, ContainsShortKeyBmi2};
+
+#endif
+
+constexpr ClassicOps kPortableOps = {InsertPortable, ContainsPortable, InsertShortKeyPortable,
+                                     ContainsShortKeyPortable};
+
+}  // namespace
+
+bool CpuHasBmi2() noexcept {
+#ifdef BLOOMKIT_X86
+  __builtin_cpu_init();  // may run before the constructors, from kUseBmi2's initializer
+  return __builtin_cpu_supports("bmi") != 0 && __builtin_cpu_supports("bmi2") != 0;
+#else
+  return false;
+#endif
+}
+
+const ClassicOps& GetClassicOps(ClassicIsa isa) noexcept {
+#ifdef BLOOMKIT_X86
+  if (isa == ClassicIsa::kBmi2 && CpuHasBmi2()) return kBmi2Ops;
+#else
+  (void)isa;
+#endif
+  return kPortableOps;
+}
+
+}  // namespace internal
+
+namespace {
+
+// Chosen once, at static initialization. A filter used by another file's static
+// initializer before this one has run sees false and takes the portable copy, which
+// sets the same bits.
+const bool kUseBmi2 = internal::CpuHasBmi2();
+
+}  // namespace
+
+bool BloomFilter::InsertKey(std::string_view key) noexcept {
+  if (hash_id_ != kHashIdShort64) return AddHashPair(internal::HashKeyInline(key));
+#ifdef BLOOMKIT_X86
+  const bool fresh = kUseBmi2 ? internal::InsertShortKeyBmi2(words_.data(), num_bits_, num_hashes(), key)
+                              : internal::InsertShortKeyPortable(words_.data(), num_bits_, num_hashes(), key);
+#else
+  const bool fresh = internal::InsertShortKeyPortable(words_.data(), num_bits_, num_hashes(), key);
+#endif
+  count_ += fresh ? 1 : 0;
+  return fresh;
+}
+
+bool BloomFilter::MayContain(std::string_view key) const noexcept {
+  if (hash_id_ != kHashIdShort64) return MayContainHashPair(internal::HashKeyInline(key));
+#ifdef BLOOMKIT_X86
+  if (kUseBmi2) return internal::ContainsShortKeyBmi2(words_.data(), num_bits_, num_hashes(), key);
+#endif
+  return internal::ContainsShortKeyPortable(words_.data(), num_bits_, num_hashes(), key);
+}
+
+bool BloomFilter::AddHashPair(HashPair hash) noexcept {
+#ifdef BLOOMKIT_X86
+  const bool fresh = kUseBmi2 ? internal::InsertBmi2(words_.data(), num_bits_, num_hashes(), hash)
+                              : internal::InsertPortable(words_.data(), num_bits_, num_hashes(), hash);
+#else
+  const bool fresh = internal::InsertPortable(words_.data(), num_bits_, num_hashes(), hash);
+#endif
+  count_ += fresh ? 1 : 0;
+  return fresh;
+}
+
 bool BloomFilter::MayContainHashPair(HashPair hash) const noexcept {
-  const std::uint64_t* words = words_.data();
-  const std::uint64_t num_bits = num_bits_;
-  const std::uint64_t all = internal::WithProbeCount(num_hashes(), [&](auto num_probes) {
-    std::uint64_t set = 1;
-    ForEachProbe(hash, num_bits, num_probes, [&](std::uint64_t pos) {
-      set &= words[pos >> 6] >> (pos & 63);
-      return true;
-    });
-    return set;
-  });
-  return (all & 1U) != 0;
+#ifdef BLOOMKIT_X86
+  if (kUseBmi2) return internal::ContainsBmi2(words_.data(), num_bits_, num_hashes(), hash);
+#endif
+  return internal::ContainsPortable(words_.data(), num_bits_, num_hashes(), hash);
 }
 
 namespace {

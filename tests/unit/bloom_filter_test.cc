@@ -21,6 +21,7 @@
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/sizing.h"
 #include "contract/test_support.h"
+#include "internal/classic_kernels.h"
 
 namespace bloomkit {
 namespace {
@@ -51,6 +52,72 @@ std::vector<std::uint64_t> ReferencePositions(std::string_view key, std::uint64_
     y += 0x9e3779b97f4a7c15ULL;  // kProbeStep, written out so the reference is independent
   }
   return out;
+}
+
+// ------------------------------------------------------------ instruction sets
+
+// The BMI2 copy of the single-key probes against the portable one, each called
+// explicitly, for every unrolled k and the generic loop: the same bits, the same "new
+// key" answers, and the same answers for added and absent keys, by hash pair (hash id
+// 1, AddHash) and by key under hash id 4 (keys of 1 to 12 bytes: both of its forms).
+// On a CPU without BMI2 both are the portable copy and the test compares it with itself.
+TEST(BloomFilterIsaTest, Bmi2ProbesEqualPortableProbes) {
+  const auto& portable = internal::GetClassicOps(internal::ClassicIsa::kPortable);
+  const auto& bmi2 = internal::GetClassicOps(internal::ClassicIsa::kBmi2);
+  if (!internal::CpuHasBmi2()) GTEST_LOG_(INFO) << "this CPU has no BMI2: only the portable copy runs";
+  std::vector<std::string> keys;
+  for (std::uint64_t i = 0; i < 600; ++i) keys.push_back(std::string(Key('i', i).view().substr(0, 1 + i % 12)));
+  for (std::uint32_t k = 1; k <= 18; ++k) {
+    // A size that is not a multiple of 64 and one that is.
+    for (const std::uint64_t num_bits : {std::uint64_t{5003}, std::uint64_t{64} * 1021}) {
+      const std::size_t num_words = (num_bits + 63) / 64;
+      std::vector<std::uint64_t> words_p(num_words);
+      std::vector<std::uint64_t> words_b(num_words);
+      std::vector<std::uint64_t> short_p(num_words);
+      std::vector<std::uint64_t> short_b(num_words);
+      for (std::size_t i = 0; i < keys.size(); i += 2) {
+        const HashPair h = HashKey(keys[i]);
+        ASSERT_EQ(portable.insert(words_p.data(), num_bits, k, h), bmi2.insert(words_b.data(), num_bits, k, h))
+            << "k " << k << ", key " << i;
+        ASSERT_EQ(portable.insert_short_key(short_p.data(), num_bits, k, keys[i]),
+                  bmi2.insert_short_key(short_b.data(), num_bits, k, keys[i]))
+            << "k " << k << ", key " << i;
+      }
+      ASSERT_EQ(words_p, words_b) << "k " << k << ", " << num_bits << " bits";
+      ASSERT_EQ(short_p, short_b) << "k " << k << ", " << num_bits << " bits";
+      std::size_t hits = 0;
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        const HashPair h = HashKey(keys[i]);
+        const bool found = portable.contains(words_p.data(), num_bits, k, h);
+        ASSERT_EQ(found, bmi2.contains(words_p.data(), num_bits, k, h)) << "k " << k << ", key " << i;
+        const bool found_short = portable.contains_short_key(short_p.data(), num_bits, k, keys[i]);
+        ASSERT_EQ(found_short, bmi2.contains_short_key(short_p.data(), num_bits, k, keys[i]))
+            << "k " << k << ", key " << i;
+        if (i % 2 == 0) {
+          ASSERT_TRUE(found && found_short) << "k " << k << ", added key " << i;
+        }
+        hits += found ? 1U : 0U;
+      }
+      EXPECT_LT(hits, keys.size()) << "k " << k << ": absent keys must not all be found";
+    }
+  }
+}
+
+// The filter takes the BMI2 copy on a CPU that has it: its bits equal those that the
+// portable copy sets for the same keys.
+TEST(BloomFilterIsaTest, FilterBitsEqualPortableProbes) {
+  const auto& portable = internal::GetClassicOps(internal::ClassicIsa::kPortable);
+  for (const std::uint32_t k : {7U, 10U}) {
+    auto f = MakeFilter({.num_bits = 70'001, .num_hashes = k, .hash_id = kHashIdShort64});
+    std::vector<std::uint64_t> words((f.num_bits() + 63) / 64);
+    for (std::uint64_t i = 0; i < 3000; ++i) {
+      const Key key('f', i);
+      const std::string_view view = key.view().substr(0, 8);
+      ASSERT_EQ(f.AddIfAbsent(view).value(), portable.insert_short_key(words.data(), f.num_bits(), k, view));
+      ASSERT_TRUE(f.MayContain(view));
+    }
+    EXPECT_TRUE(std::ranges::equal(f.words(), words)) << "k " << k;
+  }
 }
 
 // ---------------------------------------------------------------------- creation

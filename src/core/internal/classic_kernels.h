@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// The single-key probes of the classic filter (bloom_filter.h), compiled twice: for any
+// x86-64 or other CPU, and with BMI1/BMI2 (mulx, shlx, shrx, andn) for the CPUs that
+// have them. Both copies set and read the same bits; the tests compare them for every
+// unrolled k. Inserts return whether the key set a new bit.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "bloomkit/hash.h"
+
+namespace bloomkit::internal {
+
+struct ClassicOps {
+  // One hash pair (hash id 1, AddHash, MayContainHash).
+  bool (*insert)(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes, HashPair hash) noexcept;
+  bool (*contains)(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                   HashPair hash) noexcept;
+  // One key under hash id 4, hashed inside (HashKeyShortPair).
+  bool (*insert_short_key)(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                           std::string_view key) noexcept;
+  bool (*contains_short_key)(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                             std::string_view key) noexcept;
+};
+
+enum class ClassicIsa { kPortable, kBmi2 };
+
+// True when the CPU has BMI1 and BMI2.
+bool CpuHasBmi2() noexcept;
+
+// The operations of one instruction set (kBmi2 only when CpuHasBmi2(), the portable
+// ones otherwise). BloomFilter calls the BMI2 copy when the CPU has it; the tests run
+// both.
+const ClassicOps& GetClassicOps(ClassicIsa isa) noexcept;
+
+}  // namespace bloomkit::internal
