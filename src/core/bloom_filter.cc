@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "bloomkit/sizing.h"
 #include "internal/codec.h"
@@ -208,6 +209,61 @@ void RunBatched(std::size_t n, const Hasher& hasher, const std::uint64_t* words,
   }
 }
 
+// Batch adds. The probe count is fixed once per batch, so that each key's probes are
+// unrolled, and each position is computed once: stored while its line is prefetched,
+// then read back to set the bit. Returns the adds that set at least one new bit (the
+// filter's count), in key order as single adds would count them. k > 16 takes the
+// generic RunBatched walk.
+template <typename Hasher>
+std::uint64_t AddBatched(std::size_t n, const Hasher& hasher, std::uint64_t* words, std::uint64_t num_bits,
+                         std::uint32_t num_hashes) noexcept {
+  return internal::WithProbeCount(num_hashes, [&](auto num_probes) -> std::uint64_t {
+    std::uint64_t fresh = 0;
+    if constexpr (std::is_same_v<decltype(num_probes), std::uint32_t>) {
+      RunBatched(n, hasher, words, num_bits, num_probes, true, [&](std::size_t, HashPair hash) {
+        std::uint64_t was_set = 1;
+        ForEachProbe(hash, num_bits, num_probes, [&](std::uint64_t pos) {
+          std::uint64_t& word = words[pos >> 6];
+          was_set &= word >> (pos & 63);
+          word |= std::uint64_t{1} << (pos & 63);
+          return true;
+        });
+        fresh += (was_set & 1U) ^ 1U;
+      });
+    } else {
+      constexpr std::uint32_t kProbes = decltype(num_probes)::value;
+      HashPair group[internal::kBatchGroup];
+      std::uint64_t positions[internal::kBatchGroup][kProbes];
+      for (std::size_t base = 0; base < n; base += internal::kBatchGroup) {
+        const std::size_t len = std::min(internal::kBatchGroup, n - base);
+        HashGroup(hasher, n, base, len, group);
+        for (std::size_t j = 0; j < len; ++j) {
+          ProbeWalk walk(group[j]);
+          for (std::uint32_t i = 0; i < kProbes; ++i) {
+            const std::uint64_t pos = walk.Next(num_bits);
+            positions[j][i] = pos;
+            internal::PrefetchWrite(words + (pos >> 6));
+          }
+        }
+        for (std::size_t j = 0; j < len; ++j) {
+          // The OR of the words' changes: non-zero when one of the bits was unset.
+          std::uint64_t changed = 0;
+          for (std::uint32_t i = 0; i < kProbes; ++i) {
+            const std::uint64_t pos = positions[j][i];
+            std::uint64_t& word = words[pos >> 6];
+            const std::uint64_t old = word;
+            const std::uint64_t updated = old | (std::uint64_t{1} << (pos & 63));
+            changed |= old ^ updated;
+            word = updated;
+          }
+          fresh += changed != 0 ? 1U : 0U;
+        }
+      }
+    }
+    return fresh;
+  });
+}
+
 // Batch queries of a filter in DRAM, in two waves per group. An absent key stops at its
 // first zero bit, after ~2 probes, so prefetching all k lines of every key (RunBatched)
 // spends most of the core's miss buffers on lines an absent key never reads. Wave 1
@@ -312,11 +368,10 @@ std::size_t QueryBatched(std::size_t n, const Hasher& hasher, const std::uint64_
 }  // namespace
 
 Status BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
-  const auto add = [&](std::size_t, HashPair h) { AddHashPair(h); };
   if (hash_id() == kHashIdShort64) {
-    RunBatched(keys.size(), internal::ShortKeyHasher{keys}, words_.data(), num_bits_, num_hashes(), true, add);
+    count_ += AddBatched(keys.size(), internal::ShortKeyHasher{keys}, words_.data(), num_bits_, num_hashes());
   } else {
-    RunBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes(), true, add);
+    count_ += AddBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes());
   }
   return {};
 }
@@ -330,8 +385,7 @@ std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys,
 }
 
 Status BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
-  RunBatched(hashes.size(), internal::HashExpander{hashes}, words_.data(), num_bits_, num_hashes(), true,
-             [&](std::size_t, HashPair h) { AddHashPair(h); });
+  count_ += AddBatched(hashes.size(), internal::HashExpander{hashes}, words_.data(), num_bits_, num_hashes());
   return {};
 }
 
