@@ -243,7 +243,7 @@ const BlockedOps& BestBlockedOps(std::uint32_t num_hashes) noexcept {
 }
 
 bool CpuHasAvx2() noexcept {
-  static const bool has = __builtin_cpu_supports("avx2") != 0;
+  static const bool has = __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("bmi2") != 0;
   return has;
 }
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -232,6 +233,62 @@ TEST(BlockedLanesTest, BatchesMatchSingleKeys) {
     std::vector<char> hash_out(hashes.size());
     EXPECT_EQ(batch.MayContainHashBatch(hashes, {reinterpret_cast<bool*>(hash_out.data()), hash_out.size()}),
               hashes.size());
+  }
+}
+
+// Batches whose keys are all 8 bytes long (and batches of callers' hashes) take a
+// one-pass ring of 16 slots (a filter the caches hold) or 64 (a larger one). Every
+// batch length around the ring's size: batches set the bits and count of single adds,
+// answer as single queries do, and the portable and AVX2 kernels agree.
+TEST(BlockedLanesTest, EightByteKeyBatchesMatchSingleKeysAtEveryRingLength) {
+  const BloomOptions shapes[] = {{.capacity = 3'000, .fp_rate = 0.01},
+                                 {.num_bits = std::uint64_t{1} << 26, .num_hashes = 7}};
+  for (const BloomOptions& shape : shapes) {
+    for (const std::size_t n : {std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{17}, std::size_t{63},
+                                std::size_t{64}, std::size_t{65}, std::size_t{3000}}) {
+      SCOPED_TRACE(testing::Message() << "num_bits " << shape.num_bits << ", n = " << n);
+      BlockedBloomFilter single = Make(Lanes(shape));
+      BlockedBloomFilter batch = Make(Lanes(shape));
+      std::vector<IntegerKey> keys;
+      // Every key twice, so that some adds of the batch set no new bit.
+      for (std::size_t i = 0; i < n; ++i) keys.emplace_back((i / 2) * 0x9e3779b97f4a7c15ULL + 1);
+      std::vector<std::string_view> views(keys.begin(), keys.end());
+      for (std::string_view key : views) ASSERT_TRUE(single.Add(key).ok());
+      ASSERT_TRUE(batch.AddBatch(views).ok());
+      ASSERT_EQ(single, batch);  // words and count
+
+      std::vector<IntegerKey> probes;
+      for (std::size_t i = 0; i < n + 2000; ++i) probes.emplace_back(i * 0x9e3779b97f4a7c15ULL + 1);
+      std::vector<std::string_view> probe_views(probes.begin(), probes.end());
+      std::vector<char> out(probes.size());
+      const std::size_t hits = batch.MayContainBatch(probe_views, {reinterpret_cast<bool*>(out.data()), out.size()});
+      std::size_t expected_hits = 0;
+      for (std::size_t i = 0; i < probes.size(); ++i) {
+        ASSERT_EQ(out[i] != 0, single.MayContain(probe_views[i])) << i;
+        expected_hits += out[i] != 0 ? 1U : 0U;
+      }
+      EXPECT_EQ(hits, expected_hits);
+      EXPECT_GE(hits, (n + 1) / 2);  // the keys added are among the probes
+
+      if (!BlockedBloomFilter::UsesAvx2()) continue;
+      const auto& portable = kernels::GetLanesOps(kernels::BlockedIsa::kPortable, batch.num_hashes(), kHashIdShort64);
+      const auto& avx2 = kernels::GetLanesOps(kernels::BlockedIsa::kAvx2, batch.num_hashes(), kHashIdShort64);
+      const std::uint64_t num_blocks = batch.num_bits() / 256;
+      std::vector<std::uint64_t> a(num_blocks * 4 + 4);
+      std::vector<std::uint64_t> b(num_blocks * 4 + 4);
+      // 32-byte aligned blocks, as a filter's own words are.
+      auto* wa =
+          reinterpret_cast<std::uint64_t*>((reinterpret_cast<std::uintptr_t>(a.data()) + 31) & ~std::uintptr_t{31});
+      auto* wb =
+          reinterpret_cast<std::uint64_t*>((reinterpret_cast<std::uintptr_t>(b.data()) + 31) & ~std::uintptr_t{31});
+      EXPECT_EQ(portable.insert_keys(wa, num_blocks, views), avx2.insert_keys(wb, num_blocks, views));
+      ASSERT_TRUE(std::equal(wa, wa + num_blocks * 4, wb));
+      std::vector<char> out_a(probes.size());
+      std::vector<char> out_b(probes.size());
+      EXPECT_EQ(portable.contains_keys(wa, num_blocks, probe_views, reinterpret_cast<bool*>(out_a.data())),
+                avx2.contains_keys(wb, num_blocks, probe_views, reinterpret_cast<bool*>(out_b.data())));
+      EXPECT_EQ(out_a, out_b);
+    }
   }
 }
 
