@@ -223,32 +223,9 @@ bool ContainsShortKeyPortable(const std::uint64_t* words, std::uint64_t num_bits
   return ContainsProbes<true>(words, num_bits, num_hashes, HashKeyShortPairInline(key));
 }
 
-constexpr ClassicOps kBmi2Ops = {InsertBmi2, ContainsBmi2, InsertShortKeyBmi2, ContainsShortKeyBmi2};
-
 #endif
-
-constexpr ClassicOps kPortableOps = {InsertPortable, ContainsPortable, InsertShortKeyPortable,
-                                     ContainsShortKeyPortable};
 
 }  // namespace
-
-bool CpuHasBmi2() noexcept {
-#ifdef BLOOMKIT_X86
-  __builtin_cpu_init();  // may run before the constructors, from kUseBmi2's initializer
-  return __builtin_cpu_supports("bmi") != 0 && __builtin_cpu_supports("bmi2") != 0;
-#else
-  return false;
-#endif
-}
-
-const ClassicOps& GetClassicOps(ClassicIsa isa) noexcept {
-#ifdef BLOOMKIT_X86
-  if (isa == ClassicIsa::kBmi2 && CpuHasBmi2()) return kBmi2Ops;
-#else
-  (void)isa;
-#endif
-  return kPortableOps;
-}
 
 }  // namespace internal
 
@@ -352,56 +329,133 @@ void RunBatched(std::size_t n, const Hasher& hasher, const std::uint64_t* words,
 // unrolled, and each position is computed once: stored while its line is prefetched,
 // then read back to set the bit. Returns the adds that set at least one new bit (the
 // filter's count), in key order as single adds would count them. k > 16 takes the
-// generic RunBatched walk.
-template <typename Hasher>
-std::uint64_t AddBatched(std::size_t n, const Hasher& hasher, std::uint64_t* words, std::uint64_t num_bits,
-                         std::uint32_t num_hashes) noexcept {
-  return internal::WithProbeCount(num_hashes, [&](auto num_probes) -> std::uint64_t {
-    std::uint64_t fresh = 0;
-    if constexpr (std::is_same_v<decltype(num_probes), std::uint32_t>) {
-      RunBatched(n, hasher, words, num_bits, num_probes, true, [&](std::size_t, HashPair hash) {
-        std::uint64_t was_set = 1;
-        ForEachProbe(hash, num_bits, num_probes, [&](std::uint64_t pos) {
-          std::uint64_t& word = words[pos >> 6];
-          was_set &= word >> (pos & 63);
-          word |= std::uint64_t{1} << (pos & 63);
-          return true;
-        });
-        fresh += (was_set & 1U) ^ 1U;
+// generic RunBatched walk. Compiled portable and with BMI2, as the single-key probes.
+template <bool kMulx, typename Hasher>
+[[gnu::always_inline]] inline std::uint64_t AddBatched(std::size_t n, const Hasher& hasher, std::uint64_t* words,
+                                                       std::uint64_t num_bits, std::uint32_t num_hashes) noexcept {
+  return internal::WithProbeCount(
+      num_hashes, [&](auto num_probes) __attribute__((always_inline))->std::uint64_t {
+        std::uint64_t fresh = 0;
+        if constexpr (std::is_same_v<decltype(num_probes), std::uint32_t>) {
+          RunBatched(n, hasher, words, num_bits, num_probes, true, [&](std::size_t, HashPair hash) {
+            std::uint64_t was_set = 1;
+            ForEachProbe(hash, num_bits, num_probes, [&](std::uint64_t pos) {
+              std::uint64_t& word = words[pos >> 6];
+              was_set &= word >> (pos & 63);
+              word |= std::uint64_t{1} << (pos & 63);
+              return true;
+            });
+            fresh += (was_set & 1U) ^ 1U;
+          });
+        } else {
+          constexpr std::uint32_t kProbes = decltype(num_probes)::value;
+          HashPair group[internal::kBatchGroup];
+          std::uint64_t positions[internal::kBatchGroup][kProbes];
+          for (std::size_t base = 0; base < n; base += internal::kBatchGroup) {
+            const std::size_t len = std::min(internal::kBatchGroup, n - base);
+            HashGroup(hasher, n, base, len, group);
+            for (std::size_t j = 0; j < len; ++j) {
+              ProbeWalk walk(group[j]);
+              for (std::uint32_t i = 0; i < kProbes; ++i) {
+                const std::uint64_t pos = internal::NextProbe<kMulx>(walk, num_bits);
+                positions[j][i] = pos;
+                internal::PrefetchWrite(words + (pos >> 6));
+              }
+            }
+            for (std::size_t j = 0; j < len; ++j) {
+              // The OR of the words' changes: non-zero when one of the bits was unset.
+              std::uint64_t changed = 0;
+              for (std::uint32_t i = 0; i < kProbes; ++i) {
+                const std::uint64_t pos = positions[j][i];
+                std::uint64_t& word = words[pos >> 6];
+                const std::uint64_t old = word;
+                const std::uint64_t updated = old | (std::uint64_t{1} << (pos & 63));
+                changed |= old ^ updated;
+                word = updated;
+              }
+              fresh += changed != 0 ? 1U : 0U;
+            }
+          }
+        }
+        return fresh;
       });
-    } else {
-      constexpr std::uint32_t kProbes = decltype(num_probes)::value;
-      HashPair group[internal::kBatchGroup];
-      std::uint64_t positions[internal::kBatchGroup][kProbes];
-      for (std::size_t base = 0; base < n; base += internal::kBatchGroup) {
-        const std::size_t len = std::min(internal::kBatchGroup, n - base);
-        HashGroup(hasher, n, base, len, group);
-        for (std::size_t j = 0; j < len; ++j) {
-          ProbeWalk walk(group[j]);
-          for (std::uint32_t i = 0; i < kProbes; ++i) {
-            const std::uint64_t pos = walk.Next(num_bits);
-            positions[j][i] = pos;
-            internal::PrefetchWrite(words + (pos >> 6));
-          }
-        }
-        for (std::size_t j = 0; j < len; ++j) {
-          // The OR of the words' changes: non-zero when one of the bits was unset.
-          std::uint64_t changed = 0;
-          for (std::uint32_t i = 0; i < kProbes; ++i) {
-            const std::uint64_t pos = positions[j][i];
-            std::uint64_t& word = words[pos >> 6];
-            const std::uint64_t old = word;
-            const std::uint64_t updated = old | (std::uint64_t{1} << (pos & 63));
-            changed |= old ^ updated;
-            word = updated;
-          }
-          fresh += changed != 0 ? 1U : 0U;
-        }
-      }
-    }
-    return fresh;
-  });
 }
+
+}  // namespace
+
+namespace internal {
+namespace {
+
+// The batch adds of each input kind, in both instruction sets.
+std::uint64_t AddKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                              std::span<const std::string_view> keys) noexcept {
+  return AddBatched<false>(keys.size(), KeyHasher{keys}, words, num_bits, num_hashes);
+}
+std::uint64_t AddShortKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                   std::span<const std::string_view> keys) noexcept {
+  return AddBatched<false>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
+}
+std::uint64_t AddHashesPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                std::span<const std::uint64_t> hashes) noexcept {
+  return AddBatched<false>(hashes.size(), HashExpander{hashes}, words, num_bits, num_hashes);
+}
+
+#ifdef BLOOMKIT_X86
+
+[[gnu::target("bmi,bmi2")]] std::uint64_t AddKeysBmi2(std::uint64_t* words, std::uint64_t num_bits,
+                                                      std::uint32_t num_hashes,
+                                                      std::span<const std::string_view> keys) noexcept {
+  return AddBatched<true>(keys.size(), KeyHasher{keys}, words, num_bits, num_hashes);
+}
+[[gnu::target("bmi,bmi2")]] std::uint64_t AddShortKeysBmi2(std::uint64_t* words, std::uint64_t num_bits,
+                                                           std::uint32_t num_hashes,
+                                                           std::span<const std::string_view> keys) noexcept {
+  return AddBatched<true>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
+}
+[[gnu::target("bmi,bmi2")]] std::uint64_t AddHashesBmi2(std::uint64_t* words, std::uint64_t num_bits,
+                                                        std::uint32_t num_hashes,
+                                                        std::span<const std::uint64_t> hashes) noexcept {
+  return AddBatched<true>(hashes.size(), HashExpander{hashes}, words, num_bits, num_hashes);
+}
+
+#endif
+
+}  // namespace
+
+namespace {
+
+#ifdef BLOOMKIT_X86
+constexpr ClassicOps kBmi2Ops = {InsertBmi2,  ContainsBmi2,     InsertShortKeyBmi2, ContainsShortKeyBmi2,
+                                 AddKeysBmi2, AddShortKeysBmi2, AddHashesBmi2};
+#endif
+
+constexpr ClassicOps kPortableOps = {InsertPortable,           ContainsPortable, InsertShortKeyPortable,
+                                     ContainsShortKeyPortable, AddKeysPortable,  AddShortKeysPortable,
+                                     AddHashesPortable};
+
+}  // namespace
+
+bool CpuHasBmi2() noexcept {
+#ifdef BLOOMKIT_X86
+  __builtin_cpu_init();  // may run before the constructors, from kUseBmi2's initializer
+  return __builtin_cpu_supports("bmi") != 0 && __builtin_cpu_supports("bmi2") != 0;
+#else
+  return false;
+#endif
+}
+
+const ClassicOps& GetClassicOps(ClassicIsa isa) noexcept {
+#ifdef BLOOMKIT_X86
+  if (isa == ClassicIsa::kBmi2 && CpuHasBmi2()) return kBmi2Ops;
+#else
+  (void)isa;
+#endif
+  return kPortableOps;
+}
+
+}  // namespace internal
+
+namespace {
 
 // Batch queries of a filter in DRAM, in two waves per group. An absent key stops at its
 // first zero bit, after ~2 probes, so prefetching all k lines of every key (RunBatched)
@@ -507,11 +561,16 @@ std::size_t QueryBatched(std::size_t n, const Hasher& hasher, const std::uint64_
 }  // namespace
 
 Status BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
-  if (hash_id() == kHashIdShort64) {
-    count_ += AddBatched(keys.size(), internal::ShortKeyHasher{keys}, words_.data(), num_bits_, num_hashes());
-  } else {
-    count_ += AddBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes());
+  const bool short_keys = hash_id() == kHashIdShort64;
+#ifdef BLOOMKIT_X86
+  if (kUseBmi2) {
+    count_ += short_keys ? internal::AddShortKeysBmi2(words_.data(), num_bits_, num_hashes(), keys)
+                         : internal::AddKeysBmi2(words_.data(), num_bits_, num_hashes(), keys);
+    return {};
   }
+#endif
+  count_ += short_keys ? internal::AddShortKeysPortable(words_.data(), num_bits_, num_hashes(), keys)
+                       : internal::AddKeysPortable(words_.data(), num_bits_, num_hashes(), keys);
   return {};
 }
 
@@ -524,7 +583,13 @@ std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys,
 }
 
 Status BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
-  count_ += AddBatched(hashes.size(), internal::HashExpander{hashes}, words_.data(), num_bits_, num_hashes());
+#ifdef BLOOMKIT_X86
+  if (kUseBmi2) {
+    count_ += internal::AddHashesBmi2(words_.data(), num_bits_, num_hashes(), hashes);
+    return {};
+  }
+#endif
+  count_ += internal::AddHashesPortable(words_.data(), num_bits_, num_hashes(), hashes);
   return {};
 }
 

@@ -59,7 +59,8 @@ std::vector<std::uint64_t> ReferencePositions(std::string_view key, std::uint64_
 // The BMI2 copy of the single-key probes against the portable one, each called
 // explicitly, for every unrolled k and the generic loop: the same bits, the same "new
 // key" answers, and the same answers for added and absent keys, by hash pair (hash id
-// 1, AddHash) and by key under hash id 4 (keys of 1 to 12 bytes: both of its forms).
+// 1, AddHash) and by key under hash id 4 (keys of 1 to 12 bytes: both of its forms),
+// and the batch adds' bits and counts.
 // On a CPU without BMI2 both are the portable copy and the test compares it with itself.
 TEST(BloomFilterIsaTest, Bmi2ProbesEqualPortableProbes) {
   const auto& portable = internal::GetClassicOps(internal::ClassicIsa::kPortable);
@@ -99,6 +100,30 @@ TEST(BloomFilterIsaTest, Bmi2ProbesEqualPortableProbes) {
         hits += found ? 1U : 0U;
       }
       EXPECT_LT(hits, keys.size()) << "k " << k << ": absent keys must not all be found";
+
+      // Batch adds of the same keys (each twice), by key under both hashes and by hash.
+      std::vector<std::string_view> views(keys.begin(), keys.end());
+      views.insert(views.end(), keys.begin(), keys.end());
+      std::vector<std::uint64_t> hashes;
+      for (std::size_t i = 0; i < views.size(); ++i) hashes.push_back(HashKey64(views[i]));
+      std::vector<std::uint64_t> batch_b(num_words);
+      std::vector<std::uint64_t> batch_p(num_words);
+      EXPECT_EQ(portable.add_keys(batch_p.data(), num_bits, k, views),
+                bmi2.add_keys(batch_b.data(), num_bits, k, views))
+          << "k " << k;
+      EXPECT_EQ(batch_p, batch_b) << "k " << k;
+      std::fill(batch_p.begin(), batch_p.end(), 0);
+      std::fill(batch_b.begin(), batch_b.end(), 0);
+      EXPECT_EQ(portable.add_short_keys(batch_p.data(), num_bits, k, views),
+                bmi2.add_short_keys(batch_b.data(), num_bits, k, views))
+          << "k " << k;
+      EXPECT_EQ(batch_p, batch_b) << "k " << k;
+      std::fill(batch_p.begin(), batch_p.end(), 0);
+      std::fill(batch_b.begin(), batch_b.end(), 0);
+      EXPECT_EQ(portable.add_hashes(batch_p.data(), num_bits, k, hashes),
+                bmi2.add_hashes(batch_b.data(), num_bits, k, hashes))
+          << "k " << k;
+      EXPECT_EQ(batch_p, batch_b) << "k " << k;
     }
   }
 }

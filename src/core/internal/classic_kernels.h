@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The single-key probes of the classic filter (bloom_filter.h), compiled twice: for any
-// x86-64 or other CPU, and with BMI1/BMI2 (mulx, shlx, shrx, andn) for the CPUs that
-// have them. Both copies set and read the same bits; the tests compare them for every
-// unrolled k. Inserts return whether the key set a new bit.
+// The probes of the classic filter (bloom_filter.h), single-key and batch adds,
+// compiled twice: for any x86-64 or other CPU, and with BMI1/BMI2 (mulx, shlx, shrx,
+// andn) for the CPUs that have them. Both copies set and read the same bits; the tests
+// compare them for every unrolled k. Inserts return whether the key set a new bit.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "bloomkit/hash.h"
@@ -22,6 +23,14 @@ struct ClassicOps {
                            std::string_view key) noexcept;
   bool (*contains_short_key)(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
                              std::string_view key) noexcept;
+  // Batch adds (AddBatch under hash id 1 and 4, AddHashBatch): how many keys set a new
+  // bit.
+  std::uint64_t (*add_keys)(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                            std::span<const std::string_view> keys) noexcept;
+  std::uint64_t (*add_short_keys)(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                  std::span<const std::string_view> keys) noexcept;
+  std::uint64_t (*add_hashes)(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                              std::span<const std::uint64_t> hashes) noexcept;
 };
 
 enum class ClassicIsa { kPortable, kBmi2 };
