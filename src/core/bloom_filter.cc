@@ -381,82 +381,6 @@ template <bool kMulx, typename Hasher>
       });
 }
 
-}  // namespace
-
-namespace internal {
-namespace {
-
-// The batch adds of each input kind, in both instruction sets.
-std::uint64_t AddKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
-                              std::span<const std::string_view> keys) noexcept {
-  return AddBatched<false>(keys.size(), KeyHasher{keys}, words, num_bits, num_hashes);
-}
-std::uint64_t AddShortKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
-                                   std::span<const std::string_view> keys) noexcept {
-  return AddBatched<false>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
-}
-std::uint64_t AddHashesPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
-                                std::span<const std::uint64_t> hashes) noexcept {
-  return AddBatched<false>(hashes.size(), HashExpander{hashes}, words, num_bits, num_hashes);
-}
-
-#ifdef BLOOMKIT_X86
-
-[[gnu::target("bmi,bmi2")]] std::uint64_t AddKeysBmi2(std::uint64_t* words, std::uint64_t num_bits,
-                                                      std::uint32_t num_hashes,
-                                                      std::span<const std::string_view> keys) noexcept {
-  return AddBatched<true>(keys.size(), KeyHasher{keys}, words, num_bits, num_hashes);
-}
-[[gnu::target("bmi,bmi2")]] std::uint64_t AddShortKeysBmi2(std::uint64_t* words, std::uint64_t num_bits,
-                                                           std::uint32_t num_hashes,
-                                                           std::span<const std::string_view> keys) noexcept {
-  return AddBatched<true>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
-}
-[[gnu::target("bmi,bmi2")]] std::uint64_t AddHashesBmi2(std::uint64_t* words, std::uint64_t num_bits,
-                                                        std::uint32_t num_hashes,
-                                                        std::span<const std::uint64_t> hashes) noexcept {
-  return AddBatched<true>(hashes.size(), HashExpander{hashes}, words, num_bits, num_hashes);
-}
-
-#endif
-
-}  // namespace
-
-namespace {
-
-#ifdef BLOOMKIT_X86
-constexpr ClassicOps kBmi2Ops = {InsertBmi2,  ContainsBmi2,     InsertShortKeyBmi2, ContainsShortKeyBmi2,
-                                 AddKeysBmi2, AddShortKeysBmi2, AddHashesBmi2};
-#endif
-
-constexpr ClassicOps kPortableOps = {InsertPortable,           ContainsPortable, InsertShortKeyPortable,
-                                     ContainsShortKeyPortable, AddKeysPortable,  AddShortKeysPortable,
-                                     AddHashesPortable};
-
-}  // namespace
-
-bool CpuHasBmi2() noexcept {
-#ifdef BLOOMKIT_X86
-  __builtin_cpu_init();  // may run before the constructors, from kUseBmi2's initializer
-  return __builtin_cpu_supports("bmi") != 0 && __builtin_cpu_supports("bmi2") != 0;
-#else
-  return false;
-#endif
-}
-
-const ClassicOps& GetClassicOps(ClassicIsa isa) noexcept {
-#ifdef BLOOMKIT_X86
-  if (isa == ClassicIsa::kBmi2 && CpuHasBmi2()) return kBmi2Ops;
-#else
-  (void)isa;
-#endif
-  return kPortableOps;
-}
-
-}  // namespace internal
-
-namespace {
-
 // Batch queries of a filter in DRAM, in two waves per group. An absent key stops at its
 // first zero bit, after ~2 probes, so prefetching all k lines of every key (RunBatched)
 // spends most of the core's miss buffers on lines an absent key never reads. Wave 1
@@ -513,43 +437,56 @@ std::size_t QueryTwoWaves(std::size_t n, const Hasher& hasher, const std::uint64
 // no line is prefetched: the loads hit the caches and, free of branches, overlap.
 constexpr std::uint32_t kFirstPass = 2;
 
-template <typename Hasher>
-std::size_t QueryCached(std::size_t n, const Hasher& hasher, const std::uint64_t* words, std::uint64_t num_bits,
-                        std::uint32_t num_hashes, bool* out) noexcept {
-  const auto bit = [&](std::uint64_t pos) { return words[pos >> 6] >> (pos & 63); };
-  HashPair group[internal::kBatchGroup];
-  std::size_t rest[internal::kBatchGroup];
-  std::size_t hits = 0;
-  for (std::size_t base = 0; base < n; base += internal::kBatchGroup) {
-    const std::size_t len = std::min(internal::kBatchGroup, n - base);
-    HashGroup(hasher, n, base, len, group);
-    std::size_t num_rest = 0;
-    for (std::size_t j = 0; j < len; ++j) {
-      ProbeWalk walk(group[j]);
-      std::uint64_t all = 1;
-      for (std::uint32_t i = 0; i < kFirstPass; ++i) all &= bit(walk.Next(num_bits));
-      out[base + j] = false;
-      rest[num_rest] = j;
-      num_rest += all & 1U;
-    }
-    for (std::size_t r = 0; r < num_rest; ++r) {
-      const std::size_t j = rest[r];
-      ProbeWalk walk(group[j], kFirstPass);
-      std::uint64_t all = 1;
-      for (std::uint32_t i = kFirstPass; i < num_hashes; ++i) all &= bit(walk.Next(num_bits));
-      out[base + j] = (all & 1U) != 0;
-      hits += all & 1U;
-    }
-  }
-  return hits;
+template <bool kMulx, typename Hasher>
+[[gnu::always_inline]] inline std::size_t QueryCached(std::size_t n, const Hasher& hasher, const std::uint64_t* words,
+                                                      std::uint64_t num_bits, std::uint32_t num_hashes,
+                                                      bool* out) noexcept {
+  // k fixed once per batch (unrolled pass 2 for k <= 16); pass 2 resumes each walk from
+  // the state pass 1 left instead of computing it again.
+  return internal::WithProbeCount(
+      num_hashes, [&](auto num_probes) __attribute__((always_inline))->std::size_t {
+        const auto bit = [&](std::uint64_t pos) __attribute__((always_inline)) {
+          return words[pos >> 6] >> (pos & 63);
+        };
+        HashPair group[internal::kBatchGroup];
+        std::size_t rest[internal::kBatchGroup];
+        std::uint64_t rest_x[internal::kBatchGroup];
+        std::uint64_t rest_y[internal::kBatchGroup];
+        std::size_t hits = 0;
+        for (std::size_t base = 0; base < n; base += internal::kBatchGroup) {
+          const std::size_t len = std::min(internal::kBatchGroup, n - base);
+          HashGroup(hasher, n, base, len, group);
+          std::size_t num_rest = 0;
+          for (std::size_t j = 0; j < len; ++j) {
+            ProbeWalk walk(group[j]);
+            std::uint64_t all = 1;
+            for (std::uint32_t i = 0; i < kFirstPass; ++i) all &= bit(internal::NextProbe<kMulx>(walk, num_bits));
+            out[base + j] = false;
+            rest[num_rest] = j;
+            rest_x[num_rest] = walk.x;
+            rest_y[num_rest] = walk.y;
+            num_rest += all & 1U;
+          }
+          for (std::size_t r = 0; r < num_rest; ++r) {
+            ProbeWalk walk(HashPair{rest_x[r], rest_y[r]});
+            std::uint64_t all = 1;
+            for (std::uint32_t i = kFirstPass; i < num_probes; ++i)
+              all &= bit(internal::NextProbe<kMulx>(walk, num_bits));
+            out[base + rest[r]] = (all & 1U) != 0;
+            hits += all & 1U;
+          }
+        }
+        return hits;
+      });
 }
 
-template <typename Hasher>
-std::size_t QueryBatched(std::size_t n, const Hasher& hasher, const std::uint64_t* words, std::uint64_t num_bits,
-                         std::uint32_t num_hashes, bool* out) noexcept {
+template <bool kMulx, typename Hasher>
+[[gnu::always_inline]] inline std::size_t QueryBatched(std::size_t n, const Hasher& hasher, const std::uint64_t* words,
+                                                       std::uint64_t num_bits, std::uint32_t num_hashes,
+                                                       bool* out) noexcept {
   const bool cached = num_bits / 8 < internal::kInMemoryFilterBytes;
   if (!cached && num_hashes > kFirstWave) return QueryTwoWaves(n, hasher, words, num_bits, num_hashes, out);
-  if (cached && num_hashes > kFirstPass) return QueryCached(n, hasher, words, num_bits, num_hashes, out);
+  if (cached && num_hashes > kFirstPass) return QueryCached<kMulx>(n, hasher, words, num_bits, num_hashes, out);
   std::size_t hits = 0;
   RunBatched(n, hasher, words, num_bits, num_hashes, false, [&](std::size_t i, HashPair h) {
     out[i] = ProbePrefetched(words, num_bits, num_hashes, h);
@@ -559,6 +496,107 @@ std::size_t QueryBatched(std::size_t n, const Hasher& hasher, const std::uint64_
 }
 
 }  // namespace
+
+namespace internal {
+namespace {
+
+// The batch adds and queries of each input kind, in both instruction sets.
+std::uint64_t AddKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                              std::span<const std::string_view> keys) noexcept {
+  return AddBatched<false>(keys.size(), KeyHasher{keys}, words, num_bits, num_hashes);
+}
+std::uint64_t AddShortKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                   std::span<const std::string_view> keys) noexcept {
+  return AddBatched<false>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
+}
+std::uint64_t AddHashesPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                std::span<const std::uint64_t> hashes) noexcept {
+  return AddBatched<false>(hashes.size(), HashExpander{hashes}, words, num_bits, num_hashes);
+}
+std::size_t ContainsKeysPortable(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                 std::span<const std::string_view> keys, bool* out) noexcept {
+  return QueryBatched<false>(keys.size(), KeyHasher{keys}, words, num_bits, num_hashes, out);
+}
+std::size_t ContainsShortKeysPortable(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                      std::span<const std::string_view> keys, bool* out) noexcept {
+  return QueryBatched<false>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes, out);
+}
+std::size_t ContainsHashesPortable(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                   std::span<const std::uint64_t> hashes, bool* out) noexcept {
+  return QueryBatched<false>(hashes.size(), HashExpander{hashes}, words, num_bits, num_hashes, out);
+}
+
+#ifdef BLOOMKIT_X86
+
+[[gnu::target("bmi,bmi2")]] std::uint64_t AddKeysBmi2(std::uint64_t* words, std::uint64_t num_bits,
+                                                      std::uint32_t num_hashes,
+                                                      std::span<const std::string_view> keys) noexcept {
+  return AddBatched<true>(keys.size(), KeyHasher{keys}, words, num_bits, num_hashes);
+}
+[[gnu::target("bmi,bmi2")]] std::uint64_t AddShortKeysBmi2(std::uint64_t* words, std::uint64_t num_bits,
+                                                           std::uint32_t num_hashes,
+                                                           std::span<const std::string_view> keys) noexcept {
+  return AddBatched<true>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
+}
+[[gnu::target("bmi,bmi2")]] std::uint64_t AddHashesBmi2(std::uint64_t* words, std::uint64_t num_bits,
+                                                        std::uint32_t num_hashes,
+                                                        std::span<const std::uint64_t> hashes) noexcept {
+  return AddBatched<true>(hashes.size(), HashExpander{hashes}, words, num_bits, num_hashes);
+}
+[[gnu::target("bmi,bmi2")]] std::size_t ContainsKeysBmi2(const std::uint64_t* words, std::uint64_t num_bits,
+                                                         std::uint32_t num_hashes,
+                                                         std::span<const std::string_view> keys, bool* out) noexcept {
+  return QueryBatched<true>(keys.size(), KeyHasher{keys}, words, num_bits, num_hashes, out);
+}
+[[gnu::target("bmi,bmi2")]] std::size_t ContainsShortKeysBmi2(const std::uint64_t* words, std::uint64_t num_bits,
+                                                              std::uint32_t num_hashes,
+                                                              std::span<const std::string_view> keys,
+                                                              bool* out) noexcept {
+  return QueryBatched<true>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes, out);
+}
+[[gnu::target("bmi,bmi2")]] std::size_t ContainsHashesBmi2(const std::uint64_t* words, std::uint64_t num_bits,
+                                                           std::uint32_t num_hashes,
+                                                           std::span<const std::uint64_t> hashes, bool* out) noexcept {
+  return QueryBatched<true>(hashes.size(), HashExpander{hashes}, words, num_bits, num_hashes, out);
+}
+
+#endif
+
+}  // namespace
+
+namespace {
+
+#ifdef BLOOMKIT_X86
+constexpr ClassicOps kBmi2Ops = {
+    InsertBmi2,       ContainsBmi2,  InsertShortKeyBmi2, ContainsShortKeyBmi2,  AddKeysBmi2,
+    AddShortKeysBmi2, AddHashesBmi2, ContainsKeysBmi2,   ContainsShortKeysBmi2, ContainsHashesBmi2};
+#endif
+
+constexpr ClassicOps kPortableOps = {
+    InsertPortable,       ContainsPortable,  InsertShortKeyPortable, ContainsShortKeyPortable,  AddKeysPortable,
+    AddShortKeysPortable, AddHashesPortable, ContainsKeysPortable,   ContainsShortKeysPortable, ContainsHashesPortable};
+
+}  // namespace
+
+bool CpuHasBmi2() noexcept {
+#ifdef BLOOMKIT_X86
+  __builtin_cpu_init();  // may run before the constructors, from kUseBmi2's initializer
+  return __builtin_cpu_supports("bmi") != 0 && __builtin_cpu_supports("bmi2") != 0;
+#else
+  return false;
+#endif
+}
+
+const ClassicOps& GetClassicOps(ClassicIsa isa) noexcept {
+#ifdef BLOOMKIT_X86
+  if (isa == ClassicIsa::kBmi2 && CpuHasBmi2()) return kBmi2Ops;
+#else
+  (void)isa;
+#endif
+  return kPortableOps;
+}
+
+}  // namespace internal
 
 Status BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
   const bool short_keys = hash_id() == kHashIdShort64;
@@ -575,11 +613,15 @@ Status BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
 }
 
 std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept {
-  if (hash_id() == kHashIdShort64) {
-    return QueryBatched(keys.size(), internal::ShortKeyHasher{keys}, words_.data(), num_bits_, num_hashes(),
-                        out.data());
+  const bool short_keys = hash_id() == kHashIdShort64;
+#ifdef BLOOMKIT_X86
+  if (kUseBmi2) {
+    return short_keys ? internal::ContainsShortKeysBmi2(words_.data(), num_bits_, num_hashes(), keys, out.data())
+                      : internal::ContainsKeysBmi2(words_.data(), num_bits_, num_hashes(), keys, out.data());
   }
-  return QueryBatched(keys.size(), internal::KeyHasher{keys}, words_.data(), num_bits_, num_hashes(), out.data());
+#endif
+  return short_keys ? internal::ContainsShortKeysPortable(words_.data(), num_bits_, num_hashes(), keys, out.data())
+                    : internal::ContainsKeysPortable(words_.data(), num_bits_, num_hashes(), keys, out.data());
 }
 
 Status BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
@@ -595,8 +637,10 @@ Status BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept
 
 std::size_t BloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
                                              std::span<bool> out) const noexcept {
-  return QueryBatched(hashes.size(), internal::HashExpander{hashes}, words_.data(), num_bits_, num_hashes(),
-                      out.data());
+#ifdef BLOOMKIT_X86
+  if (kUseBmi2) return internal::ContainsHashesBmi2(words_.data(), num_bits_, num_hashes(), hashes, out.data());
+#endif
+  return internal::ContainsHashesPortable(words_.data(), num_bits_, num_hashes(), hashes, out.data());
 }
 
 void BloomFilter::Clear() noexcept {

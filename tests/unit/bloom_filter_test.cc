@@ -60,7 +60,7 @@ std::vector<std::uint64_t> ReferencePositions(std::string_view key, std::uint64_
 // explicitly, for every unrolled k and the generic loop: the same bits, the same "new
 // key" answers, and the same answers for added and absent keys, by hash pair (hash id
 // 1, AddHash) and by key under hash id 4 (keys of 1 to 12 bytes: both of its forms),
-// and the batch adds' bits and counts.
+// and the batch adds' bits and counts and the batch queries' answers.
 // On a CPU without BMI2 both are the portable copy and the test compares it with itself.
 TEST(BloomFilterIsaTest, Bmi2ProbesEqualPortableProbes) {
   const auto& portable = internal::GetClassicOps(internal::ClassicIsa::kPortable);
@@ -124,6 +124,38 @@ TEST(BloomFilterIsaTest, Bmi2ProbesEqualPortableProbes) {
                 bmi2.add_hashes(batch_b.data(), num_bits, k, hashes))
           << "k " << k;
       EXPECT_EQ(batch_p, batch_b) << "k " << k;
+
+      // Batch queries of the first half of the hashes (added above) and of the keys
+      // added one by one (every other key): each answer that of the single query.
+      const auto half = std::span<const std::uint64_t>(hashes).first(hashes.size() / 2);
+      std::unique_ptr<bool[]> out_p(new bool[views.size()]);
+      std::unique_ptr<bool[]> out_b(new bool[views.size()]);
+      std::vector<std::uint64_t> absent;
+      for (std::size_t i = 0; i < half.size(); ++i) absent.push_back(half[i] + (i % 2));  // odd i: absent
+      EXPECT_EQ(portable.contains_hashes(batch_p.data(), num_bits, k, absent, out_p.get()),
+                bmi2.contains_hashes(batch_p.data(), num_bits, k, absent, out_b.get()))
+          << "k " << k;
+      for (std::size_t i = 0; i < absent.size(); ++i) {
+        ASSERT_EQ(out_p[i], out_b[i]) << "k " << k << ", hash " << i;
+        if (i % 2 == 0) {
+          ASSERT_TRUE(out_p[i]) << "k " << k << ", added hash " << i;
+        }
+      }
+      const auto keys_half = std::span<const std::string_view>(views).first(keys.size());
+      EXPECT_EQ(portable.contains_keys(words_p.data(), num_bits, k, keys_half, out_p.get()),
+                bmi2.contains_keys(words_p.data(), num_bits, k, keys_half, out_b.get()))
+          << "k " << k;
+      for (std::size_t i = 0; i < keys_half.size(); ++i) {
+        ASSERT_EQ(out_b[i], portable.contains(words_p.data(), num_bits, k, HashKey(keys_half[i]))) << "k " << k;
+        ASSERT_EQ(out_p[i], out_b[i]) << "k " << k << ", key " << i;
+      }
+      EXPECT_EQ(portable.contains_short_keys(short_p.data(), num_bits, k, keys_half, out_p.get()),
+                bmi2.contains_short_keys(short_p.data(), num_bits, k, keys_half, out_b.get()))
+          << "k " << k;
+      for (std::size_t i = 0; i < keys_half.size(); ++i) {
+        ASSERT_EQ(out_b[i], portable.contains_short_key(short_p.data(), num_bits, k, keys_half[i])) << "k " << k;
+        ASSERT_EQ(out_p[i], out_b[i]) << "k " << k << ", key " << i;
+      }
     }
   }
 }

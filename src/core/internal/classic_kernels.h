@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The probes of the classic filter (bloom_filter.h), single-key and batch adds,
+// The probes of the classic filter (bloom_filter.h), single keys and batches,
 // compiled twice: for any x86-64 or other CPU, and with BMI1/BMI2 (mulx, shlx, shrx,
 // andn) for the CPUs that have them. Both copies set and read the same bits; the tests
 // compare them for every unrolled k. Inserts return whether the key set a new bit.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -31,6 +32,14 @@ struct ClassicOps {
                                   std::span<const std::string_view> keys) noexcept;
   std::uint64_t (*add_hashes)(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
                               std::span<const std::uint64_t> hashes) noexcept;
+  // Batch queries (MayContainBatch, MayContainHashBatch): out[i] for each key, and the
+  // number found.
+  std::size_t (*contains_keys)(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                               std::span<const std::string_view> keys, bool* out) noexcept;
+  std::size_t (*contains_short_keys)(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                     std::span<const std::string_view> keys, bool* out) noexcept;
+  std::size_t (*contains_hashes)(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                 std::span<const std::uint64_t> hashes, bool* out) noexcept;
 };
 
 enum class ClassicIsa { kPortable, kBmi2 };
