@@ -22,6 +22,7 @@
 #include "bloomkit/sizing.h"
 #include "contract/test_support.h"
 #include "internal/classic_kernels.h"
+#include "internal/filter_common.h"
 
 namespace bloomkit {
 namespace {
@@ -174,6 +175,41 @@ TEST(BloomFilterIsaTest, FilterBitsEqualPortableProbes) {
       ASSERT_TRUE(f.MayContain(view));
     }
     EXPECT_TRUE(std::ranges::equal(f.words(), words)) << "k " << k;
+  }
+}
+
+// A filter in DRAM (kInMemoryFilterBytes and up) stops a query at the first zero bit
+// instead of reading all k: every answer is still "all k bits set", for unrolled and
+// generic k, both hashes, by key and by hash.
+TEST(BloomFilterTest, FilterInDramAnswersAsAllItsBitsSay) {
+  const std::uint64_t num_bits = internal::kInMemoryFilterBytes * 8 + 5003;
+  for (const std::uint16_t hash_id : {kHashIdXxh3DoubleHashing, kHashIdShort64}) {
+    for (const std::uint32_t k : {7U, 20U}) {
+      auto f = MakeFilter({.num_bits = num_bits, .num_hashes = k, .hash_id = hash_id});
+      // Enough keys that 3/4 of the bits are set: absent keys stop at every probe, and
+      // some (0.75^k: 13% at k = 7, 0.3% at k = 20) pass all k.
+      const std::uint64_t n = num_bits / k * 14 / 10;
+      for (std::uint64_t i = 0; i < n; ++i) ASSERT_TRUE(f.AddHash(i * 0x9e3779b97f4a7c15ULL).ok());
+      const auto all_set = [&](HashPair h) {
+        bool all = true;
+        ForEachProbe(h, num_bits, k, [&](std::uint64_t bit) {
+          all = all && ((f.words()[bit >> 6] >> (bit & 63)) & 1U) != 0;
+          return true;
+        });
+        return all;
+      };
+      std::size_t hits = 0;
+      for (std::uint64_t i = 0; i < 20'000; ++i) {
+        const Key key('d', i);
+        const HashPair h = hash_id == kHashIdShort64 ? ShortKeyPair(HashKeyShort64(key.view())) : HashKey(key.view());
+        const bool expected = all_set(h);
+        ASSERT_EQ(f.MayContain(key.view()), expected) << "hash id " << hash_id << ", k " << k << ", key " << i;
+        ASSERT_EQ(f.MayContainHash(i * 0x9e3779b97f4a7c15ULL), true) << "added hash " << i;
+        hits += expected ? 1U : 0U;
+      }
+      EXPECT_GT(hits, 0U) << "hash id " << hash_id << ", k " << k;  // some absent keys hit all k bits
+      EXPECT_LT(hits, 20'000U) << "hash id " << hash_id << ", k " << k;
+    }
   }
 }
 
