@@ -188,7 +188,7 @@ class BlockedBloomFilter {
   [[nodiscard]] double ExpectedFpRate() const noexcept;
 
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.span(); }
-  // True when queries and inserts use the AVX2 path on this machine.
+  // True when queries and inserts use the AVX2 path on this machine (AVX2 and BMI2).
   [[nodiscard]] static bool UsesAvx2() noexcept;
 
   friend bool operator==(const BlockedBloomFilter& a, const BlockedBloomFilter& b) noexcept;

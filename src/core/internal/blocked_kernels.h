@@ -49,6 +49,7 @@ void BlockMaskAvx2(std::uint64_t h2, const std::uint64_t* enable, std::uint64_t 
 bool BlockContainsAvx2(const std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept;
 bool BlockInsertAvx2(std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept;
 
+// AVX2 and BMI2 together (every CPU with AVX2 has BMI2; the 256-bit kernels use mulx).
 bool CpuHasAvx2() noexcept;
 
 // A filter's words as its operations see them.
