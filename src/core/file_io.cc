@@ -89,11 +89,8 @@ Result<FileHeader> ReadHeaderOf(int fd, std::uint64_t file_bytes, std::byte* hea
 }
 
 struct OpenedFile {
-  int fd = -1;
+  internal::UniqueFd fd;
   struct stat st {};
-  ~OpenedFile() {
-    if (fd >= 0) ::close(fd);
-  }
 };
 
 // Refuses a name that is not a regular file before opening it: opening a device can
@@ -106,9 +103,9 @@ Status StatRegular(const std::filesystem::path& path) {
 
 Status OpenRegular(const std::filesystem::path& path, OpenedFile* file) {
   if (Status st = StatRegular(path); !st.ok()) return st;
-  file->fd = OpenNoBlock(path);
-  if (file->fd < 0) return MakeError(ErrorCode::kIoError, "cannot open: ", ErrnoText());
-  if (::fstat(file->fd, &file->st) != 0) return MakeError(ErrorCode::kIoError, "cannot stat: ", ErrnoText());
+  file->fd.reset(OpenNoBlock(path));
+  if (!file->fd.valid()) return MakeError(ErrorCode::kIoError, "cannot open: ", ErrnoText());
+  if (::fstat(file->fd.get(), &file->st) != 0) return MakeError(ErrorCode::kIoError, "cannot stat: ", ErrnoText());
   if (!S_ISREG(file->st.st_mode)) return NotRegular(file->st);
   return {};
 }
@@ -119,7 +116,7 @@ Result<FileHeader> ReadFileHeader(const std::filesystem::path& path) {
   OpenedFile file;
   if (Status st = OpenRegular(path, &file); !st.ok()) return std::move(st).error();
   std::array<std::byte, kHeaderBytes> head{};
-  return ReadHeaderOf(file.fd, static_cast<std::uint64_t>(file.st.st_size), head.data());
+  return ReadHeaderOf(file.fd.get(), static_cast<std::uint64_t>(file.st.st_size), head.data());
 }
 
 namespace internal {
@@ -136,13 +133,13 @@ Result<ReadableFile> OpenForReading(const std::filesystem::path& path, std::uint
                      max_memory_bytes);
   }
   std::array<std::byte, kHeaderBytes> head{};
-  auto header = ReadHeaderOf(file.fd, file_bytes, head.data());
+  auto header = ReadHeaderOf(file.fd.get(), file_bytes, head.data());
   if (!header.ok()) return std::move(header).error();
   if (header->payload_bytes > max_memory_bytes) {
     return MakeError(ErrorCode::kTooLarge, "filter needs ", header->payload_bytes, " bytes, over the memory limit of ",
                      max_memory_bytes);
   }
-  return ReadableFile{std::exchange(file.fd, -1), file_bytes, header.value()};
+  return ReadableFile{std::move(file.fd), file_bytes, header.value()};
 }
 
 }  // namespace internal
@@ -150,11 +147,10 @@ Result<ReadableFile> OpenForReading(const std::filesystem::path& path, std::uint
 Result<std::vector<std::byte>> ReadFileBytes(const std::filesystem::path& path, std::uint64_t max_memory_bytes) {
   auto file = internal::OpenForReading(path, max_memory_bytes);
   if (!file.ok()) return std::move(file).error();
-  OpenedFile owner;
-  owner.fd = file->fd;
+  const int fd = file->fd.get();
   std::vector<std::byte> bytes(static_cast<std::size_t>(file->file_bytes));
-  if (::lseek(owner.fd, 0, SEEK_SET) != 0) return MakeError(ErrorCode::kIoError, "cannot seek: ", ErrnoText());
-  if (Status st = ReadExactly(owner.fd, bytes.data(), bytes.size()); !st.ok()) return std::move(st).error();
+  if (::lseek(fd, 0, SEEK_SET) != 0) return MakeError(ErrorCode::kIoError, "cannot seek: ", ErrnoText());
+  if (Status st = ReadExactly(fd, bytes.data(), bytes.size()); !st.ok()) return std::move(st).error();
   return bytes;
 }
 
@@ -198,32 +194,29 @@ Result<FileLock> FileLock::Acquire(const std::filesystem::path& path, const Lock
   const std::filesystem::path dir = real.has_parent_path() ? real.parent_path() : std::filesystem::path(".");
   while (true) {
     if (Status st = StatRegular(real); !st.ok()) return std::move(st).error();
-    int fd = OpenNoBlock(real);
-    const bool missing = fd < 0 && errno == ENOENT;
-    if (fd < 0 && !(missing && options.missing_ok)) return MakeError(ErrorCode::kIoError, "cannot open: ", ErrnoText());
+    internal::UniqueFd fd(OpenNoBlock(real));
+    const bool missing = !fd.valid() && errno == ENOENT;
+    if (!fd.valid() && !(missing && options.missing_ok)) {
+      return MakeError(ErrorCode::kIoError, "cannot open: ", ErrnoText());
+    }
     if (missing) {
       // Nothing to lock yet: writers that would create the file lock its directory
       // instead, so that two of them do not both create it (the second would replace
       // the first's keys). Once the file exists, writers lock the file.
-      fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (fd < 0) return MakeError(ErrorCode::kIoError, "cannot open the directory ", dir.string(), ": ", ErrnoText());
+      fd.reset(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      if (!fd.valid()) {
+        return MakeError(ErrorCode::kIoError, "cannot open the directory ", dir.string(), ": ", ErrnoText());
+      }
     }
     struct stat locked {};
-    if (::fstat(fd, &locked) != 0 || !(missing ? S_ISDIR(locked.st_mode) : S_ISREG(locked.st_mode))) {
-      Error error = missing || !S_ISREG(locked.st_mode) ? NotRegular(locked)
-                                                        : MakeError(ErrorCode::kIoError, "cannot stat: ", ErrnoText());
-      ::close(fd);
-      return error;
+    if (::fstat(fd.get(), &locked) != 0 || !(missing ? S_ISDIR(locked.st_mode) : S_ISREG(locked.st_mode))) {
+      return missing || !S_ISREG(locked.st_mode) ? NotRegular(locked)
+                                                 : MakeError(ErrorCode::kIoError, "cannot stat: ", ErrnoText());
     }
-    while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
       if (errno == EINTR) continue;
-      if (errno != EWOULDBLOCK) {
-        const std::string why = ErrnoText();
-        ::close(fd);
-        return MakeError(ErrorCode::kIoError, "cannot lock: ", why);
-      }
+      if (errno != EWOULDBLOCK) return MakeError(ErrorCode::kIoError, "cannot lock: ", ErrnoText());
       if (Clock::now() >= deadline) {
-        ::close(fd);
         return MakeError(ErrorCode::kLocked, "locked by another writer; gave up after ", options.wait_seconds,
                          " s (wait longer with --wait SECONDS)");
       }
@@ -235,9 +228,8 @@ Result<FileLock> FileLock::Acquire(const std::filesystem::path& path, const Lock
     struct stat now {};
     const bool exists = ::stat(real.c_str(), &now) == 0;
     if (missing ? !exists && errno == ENOENT : exists && now.st_dev == locked.st_dev && now.st_ino == locked.st_ino) {
-      return FileLock(fd, real);
+      return FileLock(fd.release(), real);
     }
-    ::close(fd);
   }
 }
 
@@ -438,18 +430,18 @@ Status WriteAtomically(const std::filesystem::path& path, const std::function<St
   std::string prefix(".");
   prefix.append(target.filename().string()).append(".tmp.");
   std::string tmp;
-  const int fd = CreateTemporary(dir, prefix, &tmp);
-  if (fd < 0) {
+  internal::UniqueFd fd(CreateTemporary(dir, prefix, &tmp));
+  if (!fd.valid()) {
     return MakeError(ErrorCode::kIoError, "cannot create a temporary file in ", dir.string(), ": ", ErrnoText());
   }
   auto fail = [&](const char* what) {
     const std::string why = ErrnoText();
-    ::close(fd);
+    fd.reset();  // closed before the unlink
     ::unlink(tmp.c_str());
     return MakeError(ErrorCode::kIoError, what, ": ", why);
   };
-  if (Status written = write(fd); !written.ok()) {
-    ::close(fd);
+  if (Status written = write(fd.get()); !written.ok()) {
+    fd.reset();
     ::unlink(tmp.c_str());
     return written;
   }
@@ -457,13 +449,13 @@ Status WriteAtomically(const std::filesystem::path& path, const std::function<St
     // Keep the replaced file's owner, group and mode. Owner first: chown clears the
     // set-id bits. Only root may give a file away; anyone may keep their own file's
     // group if they belong to it. What cannot be kept stays the saver's (documented).
-    if ((old.st_uid != ::geteuid() || old.st_gid != ::getegid()) && ::fchown(fd, old.st_uid, old.st_gid) != 0) {
-      static_cast<void>(::fchown(fd, static_cast<uid_t>(-1), old.st_gid));  // best effort: the group alone
+    if ((old.st_uid != ::geteuid() || old.st_gid != ::getegid()) && ::fchown(fd.get(), old.st_uid, old.st_gid) != 0) {
+      static_cast<void>(::fchown(fd.get(), static_cast<uid_t>(-1), old.st_gid));  // best effort: the group alone
     }
-    if (::fchmod(fd, old.st_mode & 07777) != 0) return fail("chmod failed");
+    if (::fchmod(fd.get(), old.st_mode & 07777) != 0) return fail("chmod failed");
   }
-  if (::fsync(fd) != 0) return fail("fsync failed");
-  if (::close(fd) != 0) {
+  if (::fsync(fd.get()) != 0) return fail("fsync failed");
+  if (::close(fd.release()) != 0) {  // a failed close is reported: it may be a lost write
     ::unlink(tmp.c_str());
     return MakeError(ErrorCode::kIoError, "close failed: ", ErrnoText());
   }
@@ -472,10 +464,8 @@ Status WriteAtomically(const std::filesystem::path& path, const std::function<St
     ::unlink(tmp.c_str());
     return MakeError(ErrorCode::kIoError, "rename failed: ", why);
   }
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {  // make the rename itself durable
-    ::fsync(dir_fd);
-    ::close(dir_fd);
+  if (const internal::UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)); dir_fd.valid()) {
+    ::fsync(dir_fd.get());  // make the rename itself durable
   }
   RemoveStaleTemporaries(dir, prefix);
   return {};
@@ -540,18 +530,6 @@ Status WriteStreamBytes(std::ostream& out, std::span<const std::byte> bytes) {
 }
 
 namespace internal {
-
-UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = std::exchange(other.fd_, -1);
-  }
-  return *this;
-}
-
-UniqueFd::~UniqueFd() {
-  if (fd_ >= 0) ::close(fd_);
-}
 
 Result<UniqueFd> OpenUnlinkedTempFile(const TempFileOptions& options) {
   std::filesystem::path dir = options.dir;

@@ -27,13 +27,14 @@
 #include "internal/endian.h"
 #include "internal/hash_inline.h"
 #include "internal/message.h"
+#include "internal/unique_fd.h"
 
 namespace bloomkit {
 
 using internal::MakeError;
 
 struct FilterReader::Impl {
-  int fd = -1;                       // a file, read with pread, or
+  internal::UniqueFd fd;             // a file, read with pread, or
   std::istream* stream = nullptr;    // a stream, read in order, or
   std::span<const std::byte> bytes;  // bytes in memory
   std::uint64_t file_bytes = 0;
@@ -56,20 +57,20 @@ struct FilterReader::Impl {
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
   ~Impl() {
-    if (fd >= 0) ::close(fd);
+    fd.reset();
     ZSTD_freeDCtx(zstd);
   }
 
   // Bytes [offset, offset + out.size()) of the input; a stream's are its next bytes.
   Status ReadAt(std::uint64_t offset, std::span<std::byte> out) {
     if (stream != nullptr) return ReadStream(offset, out, /*hash=*/true);
-    if (fd < 0) {
+    if (!fd.valid()) {
       if (!out.empty()) std::memcpy(out.data(), bytes.data() + offset, out.size());
       return {};
     }
     std::size_t done = 0;
     while (done < out.size()) {
-      const ssize_t got = ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+      const ssize_t got = ::pread(fd.get(), out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
       if (got < 0 && errno == EINTR) continue;
       if (got <= 0) {
         return MakeError(ErrorCode::kIoError,
@@ -117,7 +118,7 @@ struct FilterReader::Impl {
 
   // Hashes bytes [0, end) of the input; a file is read in pieces of the buffer's size.
   Result<std::uint64_t> Checksum(std::uint64_t end) {
-    if (fd < 0) return internal::Checksum64(bytes.data(), static_cast<std::size_t>(end));
+    if (!fd.valid()) return internal::Checksum64(bytes.data(), static_cast<std::size_t>(end));
     XXH3_state_t state;
     (void)XXH3_64bits_reset(&state);
     for (std::uint64_t offset = 0; offset < end;) {
@@ -211,7 +212,7 @@ struct FilterReader::Impl {
       if (frame_ended) return Corrupt(0);
       if (in.pos == in.size) {
         if (stored_offset == stored_end) return Corrupt(0);
-        const bool in_memory = fd < 0 && stream == nullptr;
+        const bool in_memory = !fd.valid() && stream == nullptr;
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(
             in_memory ? stored_end - stored_offset : buffer.size(), stored_end - stored_offset));
         if (in_memory) {
@@ -347,7 +348,7 @@ Result<FilterReader> FilterReader::OpenFile(const std::filesystem::path& path, s
   auto impl = std::make_unique<Impl>();
   auto opened = internal::OpenForReading(path, max_memory_bytes);
   if (!opened.ok()) return std::move(opened).error();
-  impl->fd = opened->fd;
+  impl->fd = std::move(opened->fd);
   impl->file_bytes = opened->file_bytes;
   impl->header = opened->header;
   impl->buffer.resize(kReadBufferBytes);

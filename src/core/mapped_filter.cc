@@ -24,6 +24,7 @@
 #include "internal/endian.h"
 #include "internal/hash_inline.h"
 #include "internal/message.h"
+#include "internal/unique_fd.h"
 
 namespace bloomkit {
 namespace {
@@ -127,28 +128,16 @@ std::string ErrnoText(int err = errno) {
   return std::strerror(err);
 }
 
-struct Fd {
-  int fd = -1;
-  Fd() = default;
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  Fd(Fd&&) = delete;
-  Fd& operator=(Fd&&) = delete;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
 // Opens a regular file for reading without blocking on a FIFO or taking a terminal,
 // and returns its size.
-Result<std::uint64_t> OpenRegular(const std::filesystem::path& path, Fd* file) {
+Result<std::uint64_t> OpenRegular(const std::filesystem::path& path, internal::UniqueFd* file) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     return MakeError(ErrorCode::kIoError, "not a regular file");
   }
-  file->fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (file->fd < 0) return MakeError(ErrorCode::kIoError, "cannot open: ", ErrnoText());
-  if (::fstat(file->fd, &st) != 0) return MakeError(ErrorCode::kIoError, "cannot stat: ", ErrnoText());
+  file->reset(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (!file->valid()) return MakeError(ErrorCode::kIoError, "cannot open: ", ErrnoText());
+  if (::fstat(file->get(), &st) != 0) return MakeError(ErrorCode::kIoError, "cannot stat: ", ErrnoText());
   if (!S_ISREG(st.st_mode)) return MakeError(ErrorCode::kIoError, "not a regular file");
   return static_cast<std::uint64_t>(st.st_size);
 }
@@ -265,12 +254,12 @@ Result<MappedFilter> MappedFilter::Open(const std::filesystem::path& path, const
     return MakeError(ErrorCode::kUnsupported, "memory-mapped filters need a little-endian host (the file's words are ",
                      "little-endian); load the file instead");
   }
-  Fd file;
+  internal::UniqueFd file;
   auto size = OpenRegular(path, &file);
   if (!size.ok()) return std::move(size).error();
   const std::uint64_t file_bytes = size.value();
   std::byte head[kHeaderBytes];
-  auto got = ReadUpTo(file.fd, head, kHeaderBytes);
+  auto got = ReadUpTo(file.get(), head, kHeaderBytes);
   if (!got.ok()) return std::move(got).error();
   auto header = HeaderForSize(std::span<const std::byte>(head, got.value()), file_bytes);
   if (!header.ok()) return std::move(header).error();
@@ -293,7 +282,7 @@ Result<MappedFilter> MappedFilter::Open(const std::filesystem::path& path, const
     return MakeError(ErrorCode::kTooLarge, "file of ", file_bytes, " bytes is larger than the address space");
   }
   const auto bytes = static_cast<std::size_t>(file_bytes);
-  void* base = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, file.fd, 0);
+  void* base = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, file.get(), 0);
   if (base == MAP_FAILED) return MakeError(ErrorCode::kIoError, "cannot map ", bytes, " bytes: ", ErrnoText());
   // A query touches a few scattered pages: no read-ahead around them.
   ::madvise(base, bytes, options.verify_checksum ? MADV_SEQUENTIAL : MADV_RANDOM);
@@ -333,12 +322,12 @@ Result<MappedFilter> MappedFilter::Open(const std::filesystem::path& path, const
 }
 
 Result<FileHeader> VerifyFile(const std::filesystem::path& path) {
-  Fd file;
+  internal::UniqueFd file;
   auto size = OpenRegular(path, &file);
   if (!size.ok()) return std::move(size).error();
-  ::posix_fadvise(file.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  ::posix_fadvise(file.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
   std::byte head[kHeaderBytes];
-  auto got = ReadUpTo(file.fd, head, kHeaderBytes);
+  auto got = ReadUpTo(file.get(), head, kHeaderBytes);
   if (!got.ok()) return std::move(got).error();
   auto header = HeaderForSize(std::span<const std::byte>(head, got.value()), size.value());
   if (!header.ok()) return header;
@@ -351,14 +340,14 @@ Result<FileHeader> VerifyFile(const std::filesystem::path& path) {
   std::uint64_t left = header->stored_payload_bytes;
   while (left > 0) {
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(left, kBufferBytes));
-    auto read = ReadUpTo(file.fd, buffer.data(), want);
+    auto read = ReadUpTo(file.get(), buffer.data(), want);
     if (!read.ok()) return std::move(read).error();
     if (read.value() != want) return MakeError(ErrorCode::kTruncated, "truncated: the file shrank while being read");
     XXH3_64bits_update(&state, buffer.data(), want);
     left -= want;
   }
   std::byte sum[kChecksumBytes];
-  auto read = ReadUpTo(file.fd, sum, kChecksumBytes);
+  auto read = ReadUpTo(file.get(), sum, kChecksumBytes);
   if (!read.ok()) return std::move(read).error();
   if (read.value() != kChecksumBytes) {
     return MakeError(ErrorCode::kTruncated, "truncated: the file shrank while being read");

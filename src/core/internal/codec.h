@@ -18,6 +18,7 @@
 #include "bloomkit/word_array.h"
 #include "internal/endian.h"
 #include "internal/hash_inline.h"
+#include "internal/unique_fd.h"
 
 namespace bloomkit::internal {
 
@@ -78,9 +79,9 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes);
 
 // A regular file opened for reading whose header and size were checked, and whose
 // file size and payload are within the memory limit (the checks ReadFileBytes makes
-// before reading the payload). The caller owns `fd`.
+// before reading the payload).
 struct ReadableFile {
-  int fd = -1;
+  UniqueFd fd;
   std::uint64_t file_bytes = 0;
   FileHeader header;
 };

@@ -16,11 +16,11 @@
 #include <filesystem>
 #include <functional>
 #include <ostream>
-#include <utility>
 
 #include "bloomkit/byte_sink.h"
 #include "bloomkit/format.h"
 #include "bloomkit/result.h"
+#include "internal/unique_fd.h"
 
 namespace bloomkit::internal {
 
@@ -33,22 +33,6 @@ struct TempFileOptions {
   // Try O_TMPFILE first. false goes straight to the mkostemp fallback (for tests, which
   // run the fallback on file systems that support O_TMPFILE).
   bool try_o_tmpfile = true;
-};
-
-// An owned file descriptor, closed by the destructor.
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd) noexcept : fd_(fd) {}
-  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept;
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd();
-
-  [[nodiscard]] int get() const noexcept { return fd_; }
-
- private:
-  int fd_ = -1;
 };
 
 // Opens a temporary file for reading and writing that has no name in the file system
