@@ -12,6 +12,7 @@
 
 #include "internal/filter_common.h"
 #include "internal/hash_inline.h"
+#include "internal/mulx.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -47,15 +48,8 @@ struct PortableLanes {
 
 #ifdef BLOOMKIT_X86
 
-// HashShortKey8 and FastRange64 with BMI2's mulx, written out: GCC 12 compiles a
-// 128-bit product (and _mulx_u64, which it implements with one) into mul on rax:rdx
-// and moves the halves through the stack in the batch loops. The same values
+// HashShortKey8 and FastRange64 with BMI2's mulx (internal/mulx.h). The same values
 // (blocked_lanes_test compares these kernels with the portable ones).
-inline std::uint64_t MulxHigh(std::uint64_t a, std::uint64_t b, std::uint64_t* lo) noexcept {
-  std::uint64_t hi = 0;
-  asm("mulx %3, %0, %1" : "=r"(*lo), "=r"(hi) : "d"(a), "rm"(b));
-  return hi;
-}
 inline std::uint64_t MulxFold(std::uint64_t a, std::uint64_t b) noexcept {
   std::uint64_t lo = 0;
   const std::uint64_t hi = MulxHigh(a, b, &lo);

@@ -15,6 +15,7 @@
 #include "internal/filter_common.h"
 #include "internal/hash_inline.h"
 #include "internal/message.h"
+#include "internal/mulx.h"
 
 #if defined(__x86_64__)
 #define BLOOMKIT_X86 1
@@ -125,16 +126,13 @@ namespace {
 // set's copy below. The lambdas are always inlined too: a copy that GCC left out of
 // line would be compiled for the portable instruction set.
 
-// Probe `walk`'s next position, FastRange64 by mulx when kMulx. GCC does not choose mulx
-// for a 128-bit product even where BMI2 is enabled; mul needs one factor in rax and
-// writes rdx, a move and a clobbered register per probe.
+// Probe `walk`'s next position, FastRange64 by mulx (internal/mulx.h) when kMulx.
 template <bool kMulx>
 [[gnu::always_inline]] inline std::uint64_t NextProbe(ProbeWalk& walk, std::uint64_t num_bits) noexcept {
 #ifdef BLOOMKIT_X86
   if constexpr (kMulx) {
-    std::uint64_t hi;
-    std::uint64_t lo;
-    asm("mulx %[x], %[lo], %[hi]" : [hi] "=&r"(hi), [lo] "=&r"(lo) : [x] "rm"(walk.x), "d"(num_bits));
+    std::uint64_t lo = 0;
+    const std::uint64_t hi = MulxHigh(num_bits, walk.x, &lo);
     walk.x += walk.y;
     walk.y += kProbeStep;
     return hi;
