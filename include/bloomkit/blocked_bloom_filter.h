@@ -126,7 +126,7 @@ class BlockedBloomFilter {
   [[gnu::always_inline]] Status Add(std::string_view key) noexcept {
     if constexpr (kIsa == CallerIsa::kAvx2) {
       if (TakesInlinePath(key)) {
-        static_cast<void>(InsertShortAvx2(HashShortKey8(key.data())));
+        static_cast<void>(InsertShortAvx2(internal::HashShortKey8Mulx(key.data())));
         return {};
       }
     }
@@ -137,7 +137,7 @@ class BlockedBloomFilter {
   template <CallerIsa kIsa = internal::kThisCallerIsa>
   [[nodiscard]] [[gnu::always_inline]] bool MayContain(std::string_view key) const noexcept {
     if constexpr (kIsa == CallerIsa::kAvx2) {
-      if (TakesInlinePath(key)) return ContainsShortAvx2(HashShortKey8(key.data()));
+      if (TakesInlinePath(key)) return ContainsShortAvx2(internal::HashShortKey8Mulx(key.data()));
     }
     return ContainsKey(key);
   }
@@ -270,12 +270,12 @@ namespace internal {
 
 [[gnu::target("avx2"), gnu::always_inline]] inline bool BlockedBloomFilter::ContainsShortAvx2(
     std::uint64_t h) const noexcept {
-  const auto* block = reinterpret_cast<const __m256i*>(words_.data() + FastRange64(h, num_blocks_) * 4);
+  const auto* block = reinterpret_cast<const __m256i*>(words_.data() + internal::FastRangeMulx(h, num_blocks_) * 4);
   return _mm256_testc_si256(_mm256_load_si256(block), internal::Lanes256MaskAvx2(h, lane_salts_, lane_ones_)) != 0;
 }
 
 [[gnu::target("avx2"), gnu::always_inline]] inline bool BlockedBloomFilter::InsertShortAvx2(std::uint64_t h) noexcept {
-  auto* block = reinterpret_cast<__m256i*>(words_.data() + FastRange64(h, num_blocks_) * 4);
+  auto* block = reinterpret_cast<__m256i*>(words_.data() + internal::FastRangeMulx(h, num_blocks_) * 4);
   const __m256i mask = internal::Lanes256MaskAvx2(h, lane_salts_, lane_ones_);
   const __m256i old = _mm256_load_si256(block);
   _mm256_store_si256(block, _mm256_or_si256(old, mask));

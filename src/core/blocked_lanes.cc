@@ -10,9 +10,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "bloomkit/hash.h"
 #include "internal/filter_common.h"
 #include "internal/hash_inline.h"
-#include "internal/mulx.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -48,28 +48,11 @@ struct PortableLanes {
 
 #ifdef BLOOMKIT_X86
 
-// HashShortKey8 and FastRange64 with BMI2's mulx (internal/mulx.h). The same values
-// (blocked_lanes_test compares these kernels with the portable ones).
-inline std::uint64_t MulxFold(std::uint64_t a, std::uint64_t b) noexcept {
-  std::uint64_t lo = 0;
-  const std::uint64_t hi = MulxHigh(a, b, &lo);
-  return lo ^ hi;
-}
-inline std::uint64_t HashShortKey8Bmi2(const char* p) noexcept {
-  std::uint64_t v = 0;
-  std::memcpy(&v, p, 8);
-  return MulxFold(MulxFold(v ^ (kHashSeed ^ (8 * kShortKeyLengthSalt)), kShortKeyMultiplier), kShortKeyLengthSalt);
-}
-inline std::uint64_t FastRangeBmi2(std::uint64_t h, std::uint64_t n) noexcept {
-  std::uint64_t lo = 0;
-  return MulxHigh(h, n, &lo);
-}
-
 template <std::uint32_t kK>
 struct Avx2Lanes {
-  [[gnu::target("avx2,bmi2")]] static std::uint64_t Hash8(const char* p) noexcept { return HashShortKey8Bmi2(p); }
+  [[gnu::target("avx2,bmi2")]] static std::uint64_t Hash8(const char* p) noexcept { return HashShortKey8Mulx(p); }
   [[gnu::target("avx2,bmi2")]] static std::uint64_t Range(std::uint64_t h, std::uint64_t n) noexcept {
-    return FastRangeBmi2(h, n);
+    return FastRangeMulx(h, n);
   }
   // One 1 in each of lanes 0..k-1, shifted left by the lane's bit.
   [[gnu::target("avx2,bmi2")]] static __m256i Mask(std::uint64_t h) noexcept {

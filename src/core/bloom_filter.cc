@@ -8,6 +8,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "bloomkit/hash.h"
 #include "bloomkit/sizing.h"
 #include "internal/classic_kernels.h"
 #include "internal/codec.h"
@@ -15,7 +16,6 @@
 #include "internal/filter_common.h"
 #include "internal/hash_inline.h"
 #include "internal/message.h"
-#include "internal/mulx.h"
 
 #if defined(__x86_64__)
 #define BLOOMKIT_X86 1
@@ -126,7 +126,7 @@ namespace {
 // set's copy below. The lambdas are always inlined too: a copy that GCC left out of
 // line would be compiled for the portable instruction set.
 
-// Probe `walk`'s next position, FastRange64 by mulx (internal/mulx.h) when kMulx.
+// Probe `walk`'s next position, FastRange64 by mulx (bloomkit/hash.h) when kMulx.
 template <bool kMulx>
 [[gnu::always_inline]] inline std::uint64_t NextProbe(ProbeWalk& walk, std::uint64_t num_bits) noexcept {
 #ifdef BLOOMKIT_X86
