@@ -68,13 +68,22 @@ class BloomFilter {
   // Allocates nothing, so it cannot fail half-way.
   bool SerializeTo(ByteSink sink) const noexcept;
 
-  // Never fails (always ok). Inline, so that the caller sees the constant status.
-  Status Add(std::string_view key) noexcept {
+  // Never fails (always ok). Inline, so that the caller sees the constant status; on
+  // x86-64 an 8-byte key of a hash-id-4 filter is hashed and probed in the caller too.
+  [[gnu::always_inline]] Status Add(std::string_view key) noexcept {
+#if defined(__x86_64__)
+    if (TakesInlinePath(key)) {
+      static_cast<void>(InsertShort8Inline(key.data()));
+      return {};
+    }
+#endif
     static_cast<void>(InsertKey(key));
     return {};
   }
   // Adds the key; true if it was new (at least one of its bits was unset).
-  Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
+  Result<bool> AddIfAbsent(std::string_view key) noexcept {
+    return InsertKey(key);
+  }
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
 
   // Precomputed 64-bit hashes of the caller's own (see ExpandHash in hash.h).
@@ -82,8 +91,12 @@ class BloomFilter {
     AddHashPair(ExpandHash(hash));
     return {};
   }
-  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
-  [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept { return MayContainHashPair(ExpandHash(hash)); }
+  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept {
+    return AddHashPair(ExpandHash(hash));
+  }
+  [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept {
+    return MayContainHashPair(ExpandHash(hash));
+  }
 
   // Adds many keys, hashing a group ahead and prefetching its cache lines so that the
   // misses of independent keys overlap.
@@ -111,19 +124,35 @@ class BloomFilter {
   // report more false positives than a filter built from the intersection).
   Status Intersect(const BloomFilter& other);
 
-  [[nodiscard]] std::uint64_t num_bits() const noexcept { return num_bits_; }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return num_hashes_; }
+  [[nodiscard]] std::uint64_t num_bits() const noexcept {
+    return num_bits_;
+  }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept {
+    return num_hashes_;
+  }
   // kHashIdXxh3DoubleHashing (1) or kHashIdShort64 (4): how keys become probes.
-  [[nodiscard]] std::uint16_t hash_id() const noexcept { return hash_id_; }
+  [[nodiscard]] std::uint16_t hash_id() const noexcept {
+    return hash_id_;
+  }
   // The most bits a filter may have (2 PiB: far past any memory).
   static constexpr std::uint64_t kMaxNumBits = WordArray::kMaxWords * 64;
-  [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept {
+    return capacity_;
+  }
   // The target rate at capacity the filter was created with.
-  [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
+  [[nodiscard]] double fp_rate() const noexcept {
+    return fp_rate_;
+  }
   // Adds that set at least one new bit.
-  [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
-  [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return words_.bytes(); }
-  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return words_.bytes_held(); }
+  [[nodiscard]] std::uint64_t count() const noexcept {
+    return count_;
+  }
+  [[nodiscard]] std::uint64_t memory_bytes() const noexcept {
+    return words_.bytes();
+  }
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept {
+    return words_.bytes_held();
+  }
   // Bits set, counted on demand (one popcount per word).
   [[nodiscard]] std::uint64_t CountSetBits() const noexcept;
   // Set bits / num_bits.
@@ -137,7 +166,12 @@ class BloomFilter {
   [[nodiscard]] double ExpectedFpRate() const noexcept;
 
   // The raw words (layout above).
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.span(); }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept {
+    return words_.span();
+  }
+  // True when this machine runs the BMI2 copy of the probes (x86-64 with BMI1 and BMI2),
+  // and Add hashes and probes an 8-byte key of a hash-id-4 filter in the caller's code.
+  [[nodiscard]] static bool UsesBmi2() noexcept;
 
   // Same parameters, count and bits.
   friend bool operator==(const BloomFilter& a, const BloomFilter& b) noexcept;
@@ -158,6 +192,14 @@ class BloomFilter {
               std::uint16_t hash_id = kHashIdXxh3DoubleHashing) noexcept;
   // Add and AddIfAbsent: true if the key was new.
   bool InsertKey(std::string_view key) noexcept;
+  // Whether Add probes `key` in the caller's code: an 8-byte key of a filter of hash
+  // id 4 on a CPU with BMI2 (no_inline_ == 0). One test and one branch.
+  [[nodiscard]] bool TakesInlinePath(std::string_view key) const noexcept {
+    return ((key.size() ^ 8U) | no_inline_) == 0;
+  }
+  // InsertKey of an 8-byte key at `p`, inline: the probes of hash id 4 by mulx (the
+  // library's BMI2 kernel sets the same bits), with k from the filter.
+  bool InsertShort8Inline(const char* p) noexcept;
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BloomFilter& other, std::string_view operation, internal::WordOp op);
 
@@ -168,11 +210,48 @@ class BloomFilter {
   WordArray words_;
   std::uint32_t num_hashes_ = 0;                      // <= kMaxNumHashes
   std::uint16_t hash_id_ = kHashIdXxh3DoubleHashing;  // 1 or 4
+  // 0 when 8-byte keys take Add's inline path (TakesInlinePath), 1 otherwise.
+  std::uint8_t no_inline_ = 1;
   std::uint64_t count_ = 0;
   std::uint64_t capacity_ = 0;
   double fp_rate_ = 0;
 };
 
 static_assert(MergeableFilter<BloomFilter>);
+
+#if defined(__x86_64__)
+namespace internal {
+// Sets bit (pos mod 64) of `word` with bts and adds 1 to `already` if it was set.
+[[gnu::always_inline]] inline void SetBitCountSet(std::uint64_t& word, std::uint64_t pos,
+                                                  std::uint32_t& already) noexcept {
+  asm("btsq %[pos], %[word]\n\tadcl $0, %[already]"
+      : [word] "+r"(word), [already] "+r"(already)
+      : [pos] "r"(pos)
+      : "cc");
+}
+}  // namespace internal
+
+[[gnu::always_inline]] inline bool BloomFilter::InsertShort8Inline(const char* p) noexcept {
+  const std::uint64_t h1 = internal::HashShortKey8Mulx(p);
+  ProbeWalk walk(HashPair{h1, internal::MulxFold(h1, kShortKeyPairMultiplier)});
+  std::uint64_t* const words = words_.data();
+  const std::uint64_t num_bits = num_bits_;
+  const std::uint32_t num_probes = num_hashes_;  // >= 1
+  // How many of the key's bits were set already: fewer than k when the key is new.
+  std::uint32_t already = 0;
+  std::uint32_t left = num_probes;
+  do {
+    const std::uint64_t pos = internal::FastRangeMulx(walk.x, num_bits);
+    walk.x += walk.y;
+    walk.y += kProbeStep;
+    std::uint64_t word = words[pos >> 6];
+    internal::SetBitCountSet(word, pos, already);
+    words[pos >> 6] = word;
+  } while (--left != 0);
+  const bool fresh = already < num_probes;
+  count_ += fresh ? 1 : 0;
+  return fresh;
+}
+#endif
 
 }  // namespace bloomkit

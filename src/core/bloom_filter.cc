@@ -68,6 +68,11 @@ std::uint64_t WordsFor(std::uint64_t num_bits) {
   return num_bits / 64 + (num_bits % 64 != 0 ? 1 : 0);
 }
 
+// Chosen once, at static initialization. A filter used by another file's static
+// initializer before this one has run sees false and takes the portable copy, which
+// sets the same bits.
+const bool kUseBmi2 = internal::CpuHasBmi2();
+
 }  // namespace
 
 BloomFilter::BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
@@ -77,7 +82,21 @@ BloomFilter::BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::
       num_hashes_(num_hashes),
       hash_id_(hash_id),
       capacity_(capacity),
-      fp_rate_(fp_rate) {}
+      fp_rate_(fp_rate) {
+#ifdef BLOOMKIT_X86
+  // Only where the library itself takes its BMI2 kernels (kUseBmi2): the inline path
+  // runs mulx.
+  no_inline_ = hash_id == kHashIdShort64 && kUseBmi2 && num_hashes >= 1 ? 0 : 1;
+#endif
+}
+
+bool BloomFilter::UsesBmi2() noexcept {
+#ifdef BLOOMKIT_X86
+  return kUseBmi2;
+#else
+  return false;
+#endif
+}
 
 Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
   using internal::MakeError;
@@ -246,15 +265,6 @@ bool ContainsShortKeyPortable(const std::uint64_t* words, std::uint64_t num_bits
 }  // namespace
 
 }  // namespace internal
-
-namespace {
-
-// Chosen once, at static initialization. A filter used by another file's static
-// initializer before this one has run sees false and takes the portable copy, which
-// sets the same bits.
-const bool kUseBmi2 = internal::CpuHasBmi2();
-
-}  // namespace
 
 bool BloomFilter::InsertKey(std::string_view key) noexcept {
   if (hash_id_ != kHashIdShort64) return AddHashPair(internal::HashKeyInline(key));
