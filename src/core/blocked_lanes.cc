@@ -181,12 +181,6 @@ struct LaneOpsOf {
     }
     for (std::size_t i = n - lead; i < n; ++i) visit(i, blocks[i & mask], hashes[i & mask]);
   }
-  // Whether every key is 8 bytes long: such a batch takes Pipelined under hash id 4.
-  static bool AllEightBytes(std::span<const std::string_view> keys) noexcept {
-    std::size_t other = 0;
-    for (std::string_view key : keys) other |= key.size() ^ 8;
-    return other == 0;
-  }
   template <typename Items, typename HashOf>
   static std::uint64_t InsertPipelined(std::uint64_t* words, std::uint64_t num_blocks, Items items,
                                        HashOf hash_of) noexcept {
@@ -227,7 +221,7 @@ struct LaneOpsOf {
   static std::uint64_t InsertKeys(std::uint64_t* words, std::uint64_t num_blocks,
                                   std::span<const std::string_view> keys) noexcept {
     if constexpr (std::is_same_v<KeyHash, ShortKeyHash>) {
-      if (AllEightBytes(keys)) {
+      if (internal::AllEightBytes(keys)) {
         return InsertPipelined(words, num_blocks, keys, [](std::string_view k) { return Probe::Hash8(k.data()); });
       }
     }
@@ -236,7 +230,7 @@ struct LaneOpsOf {
   static std::size_t ContainsKeys(const std::uint64_t* words, std::uint64_t num_blocks,
                                   std::span<const std::string_view> keys, bool* out) noexcept {
     if constexpr (std::is_same_v<KeyHash, ShortKeyHash>) {
-      if (AllEightBytes(keys)) {
+      if (internal::AllEightBytes(keys)) {
         return ContainsPipelined(
             words, num_blocks, keys, [](std::string_view k) { return Probe::Hash8(k.data()); }, out);
       }

@@ -391,6 +391,21 @@ template <bool kMulx, typename Hasher>
               }
             }
             for (std::size_t j = 0; j < len; ++j) {
+#ifdef BLOOMKIT_X86
+              if constexpr (kMulx) {
+                // bts and adc, as Add's inline path: the key is new when fewer than k of
+                // its bits were set already.
+                std::uint32_t already = 0;
+                for (std::uint32_t i = 0; i < kProbes; ++i) {
+                  const std::uint64_t pos = positions[j][i];
+                  std::uint64_t word = words[pos >> 6];
+                  internal::SetBitCountSet(word, pos, already);
+                  words[pos >> 6] = word;
+                }
+                fresh += already < kProbes ? 1U : 0U;
+                continue;
+              }
+#endif
               // The OR of the words' changes: non-zero when one of the bits was unset.
               std::uint64_t changed = 0;
               for (std::uint32_t i = 0; i < kProbes; ++i) {
@@ -535,6 +550,9 @@ std::uint64_t AddKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std:
 }
 std::uint64_t AddShortKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
                                    std::span<const std::string_view> keys) noexcept {
+  if (AllEightBytes(keys)) {
+    return AddBatched<false>(keys.size(), EightByteKeyHasher<false>{keys}, words, num_bits, num_hashes);
+  }
   return AddBatched<false>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
 }
 std::uint64_t AddHashesPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
@@ -547,6 +565,9 @@ std::size_t ContainsKeysPortable(const std::uint64_t* words, std::uint64_t num_b
 }
 std::size_t ContainsShortKeysPortable(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
                                       std::span<const std::string_view> keys, bool* out) noexcept {
+  if (AllEightBytes(keys)) {
+    return QueryBatched<false>(keys.size(), EightByteKeyHasher<false>{keys}, words, num_bits, num_hashes, out);
+  }
   return QueryBatched<false>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes, out);
 }
 std::size_t ContainsHashesPortable(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
@@ -564,6 +585,9 @@ std::size_t ContainsHashesPortable(const std::uint64_t* words, std::uint64_t num
 [[gnu::target("bmi,bmi2")]] std::uint64_t AddShortKeysBmi2(std::uint64_t* words, std::uint64_t num_bits,
                                                            std::uint32_t num_hashes,
                                                            std::span<const std::string_view> keys) noexcept {
+  if (AllEightBytes(keys)) {
+    return AddBatched<true>(keys.size(), EightByteKeyHasher<true>{keys}, words, num_bits, num_hashes);
+  }
   return AddBatched<true>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
 }
 [[gnu::target("bmi,bmi2")]] std::uint64_t AddHashesBmi2(std::uint64_t* words, std::uint64_t num_bits,
@@ -580,6 +604,9 @@ std::size_t ContainsHashesPortable(const std::uint64_t* words, std::uint64_t num
                                                               std::uint32_t num_hashes,
                                                               std::span<const std::string_view> keys,
                                                               bool* out) noexcept {
+  if (AllEightBytes(keys)) {
+    return QueryBatched<true>(keys.size(), EightByteKeyHasher<true>{keys}, words, num_bits, num_hashes, out);
+  }
   return QueryBatched<true>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes, out);
 }
 [[gnu::target("bmi,bmi2")]] std::size_t ContainsHashesBmi2(const std::uint64_t* words, std::uint64_t num_bits,

@@ -161,6 +161,48 @@ TEST(BloomFilterIsaTest, Bmi2ProbesEqualPortableProbes) {
   }
 }
 
+// A batch of hash id 4 whose keys are all 8 bytes long takes the 8-byte hash alone, and
+// the BMI2 copy sets its bits with bts: in both copies, for k = 1..18 and batches of
+// 1, 17 and 2 x 700 keys (each added twice), the bits and the count of new keys equal
+// those of single adds, and every batch answer that of a single query.
+TEST(BloomFilterIsaTest, EightByteKeyBatchesEqualSingleAdds) {
+  const auto& portable = internal::GetClassicOps(internal::ClassicIsa::kPortable);
+  const auto& bmi2 = internal::GetClassicOps(internal::ClassicIsa::kBmi2);
+  const std::uint64_t num_bits = 20'011;
+  const std::size_t num_words = (num_bits + 63) / 64;
+  for (const std::size_t n : {std::size_t{1}, std::size_t{17}, std::size_t{700}}) {
+    std::vector<std::string> keys;
+    for (std::uint64_t i = 0; i < n; ++i) keys.push_back(std::string(Key('e', i).view().substr(0, 8)));
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    views.insert(views.end(), keys.begin(), keys.end());
+    for (std::uint32_t k = 1; k <= 18; ++k) {
+      std::vector<std::uint64_t> single(num_words);
+      std::uint64_t fresh = 0;
+      for (std::string_view key : views) fresh += portable.insert_short_key(single.data(), num_bits, k, key) ? 1U : 0U;
+      for (const auto* ops : {&portable, &bmi2}) {
+        std::vector<std::uint64_t> batch(num_words);
+        EXPECT_EQ(ops->add_short_keys(batch.data(), num_bits, k, views), fresh) << "k " << k << ", n " << n;
+        EXPECT_EQ(batch, single) << "k " << k << ", n " << n;
+        // Queries of the added keys and of as many others, against a half-full filter.
+        std::vector<std::string> others;
+        for (std::uint64_t i = 0; i < n; ++i) others.push_back(std::string(Key('o', i).view().substr(0, 8)));
+        std::vector<std::string_view> probes(keys.begin(), keys.end());
+        probes.insert(probes.end(), others.begin(), others.end());
+        std::unique_ptr<bool[]> out(new bool[probes.size()]);
+        std::size_t hits = 0;
+        for (std::size_t i = 0; i < probes.size(); ++i) {
+          hits += portable.contains_short_key(single.data(), num_bits, k, probes[i]) ? 1U : 0U;
+        }
+        EXPECT_EQ(ops->contains_short_keys(single.data(), num_bits, k, probes, out.get()), hits) << "k " << k;
+        for (std::size_t i = 0; i < probes.size(); ++i) {
+          ASSERT_EQ(out[i], portable.contains_short_key(single.data(), num_bits, k, probes[i]))
+              << "k " << k << ", n " << n << ", probe " << i;
+        }
+      }
+    }
+  }
+}
+
 // The filter takes the BMI2 copy on a CPU that has it: its bits equal those that the
 // portable copy sets for the same keys.
 TEST(BloomFilterIsaTest, FilterBitsEqualPortableProbes) {

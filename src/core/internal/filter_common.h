@@ -22,6 +22,14 @@ inline constexpr std::size_t kBatchGroup = 16;
 // flight rather than by instructions: the classic filter queries in two waves, the blocked filter works 64 keys ahead.
 inline constexpr std::uint64_t kInMemoryFilterBytes = std::uint64_t{4} << 20;
 
+// Whether every key of a batch is 8 bytes long (one pass, no branch per key): such
+// batches of hash id 4 take the 8-byte hash alone.
+inline bool AllEightBytes(std::span<const std::string_view> keys) noexcept {
+  std::size_t other = 0;
+  for (std::string_view key : keys) other |= key.size() ^ 8;
+  return other == 0;
+}
+
 inline void PrefetchRead(const void* p) noexcept {
   __builtin_prefetch(p, 0, 3);
 }
