@@ -550,9 +550,6 @@ std::uint64_t AddKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std:
 }
 std::uint64_t AddShortKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
                                    std::span<const std::string_view> keys) noexcept {
-  if (AllEightBytes(keys)) {
-    return AddBatched<false>(keys.size(), EightByteKeyHasher<false>{keys}, words, num_bits, num_hashes);
-  }
   return AddBatched<false>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
 }
 std::uint64_t AddHashesPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
@@ -565,9 +562,6 @@ std::size_t ContainsKeysPortable(const std::uint64_t* words, std::uint64_t num_b
 }
 std::size_t ContainsShortKeysPortable(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
                                       std::span<const std::string_view> keys, bool* out) noexcept {
-  if (AllEightBytes(keys)) {
-    return QueryBatched<false>(keys.size(), EightByteKeyHasher<false>{keys}, words, num_bits, num_hashes, out);
-  }
   return QueryBatched<false>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes, out);
 }
 std::size_t ContainsHashesPortable(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
@@ -585,9 +579,6 @@ std::size_t ContainsHashesPortable(const std::uint64_t* words, std::uint64_t num
 [[gnu::target("bmi,bmi2")]] std::uint64_t AddShortKeysBmi2(std::uint64_t* words, std::uint64_t num_bits,
                                                            std::uint32_t num_hashes,
                                                            std::span<const std::string_view> keys) noexcept {
-  if (AllEightBytes(keys)) {
-    return AddBatched<true>(keys.size(), EightByteKeyHasher<true>{keys}, words, num_bits, num_hashes);
-  }
   return AddBatched<true>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
 }
 [[gnu::target("bmi,bmi2")]] std::uint64_t AddHashesBmi2(std::uint64_t* words, std::uint64_t num_bits,
@@ -604,9 +595,6 @@ std::size_t ContainsHashesPortable(const std::uint64_t* words, std::uint64_t num
                                                               std::uint32_t num_hashes,
                                                               std::span<const std::string_view> keys,
                                                               bool* out) noexcept {
-  if (AllEightBytes(keys)) {
-    return QueryBatched<true>(keys.size(), EightByteKeyHasher<true>{keys}, words, num_bits, num_hashes, out);
-  }
   return QueryBatched<true>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes, out);
 }
 [[gnu::target("bmi,bmi2")]] std::size_t ContainsHashesBmi2(const std::uint64_t* words, std::uint64_t num_bits,

@@ -161,10 +161,10 @@ TEST(BloomFilterIsaTest, Bmi2ProbesEqualPortableProbes) {
   }
 }
 
-// A batch of hash id 4 whose keys are all 8 bytes long takes the 8-byte hash alone, and
-// the BMI2 copy sets its bits with bts: in both copies, for k = 1..18 and batches of
-// 1, 17 and 2 x 700 keys (each added twice), the bits and the count of new keys equal
-// those of single adds, and every batch answer that of a single query.
+// The BMI2 copy's batch adds set their bits with bts and count the bits set already
+// with adc: in both copies, for k = 1..18 and batches of 1, 17 and 2 x 700 8-byte keys
+// of hash id 4 (each added twice), the bits and the count of new keys equal those of
+// single adds, and every batch answer that of a single query.
 TEST(BloomFilterIsaTest, EightByteKeyBatchesEqualSingleAdds) {
   const auto& portable = internal::GetClassicOps(internal::ClassicIsa::kPortable);
   const auto& bmi2 = internal::GetClassicOps(internal::ClassicIsa::kBmi2);

@@ -80,23 +80,6 @@ struct ShortKeyHasher {
   void Prefetch(std::size_t i) const noexcept { __builtin_prefetch(keys[i].data(), 0, 3); }
 };
 
-// Keys of a classic filter of hash id 4 that are all 8 bytes long (AllEightBytes): the
-// 8-byte hash only, by mulx in the BMI2 copy (kMulx). The same pairs as ShortKeyHasher.
-template <bool kMulx>
-struct EightByteKeyHasher {
-  using Items = std::span<const std::string_view>;
-  Items keys;
-  HashPair operator()(std::size_t i) const noexcept {
-    if constexpr (kMulx) {
-      const std::uint64_t h = HashShortKey8Mulx(keys[i].data());
-      return HashPair{h, MulxFold(h, kShortKeyPairMultiplier)};
-    } else {
-      return ShortKeyPair(HashShortKey8(keys[i].data()));
-    }
-  }
-  void Prefetch(std::size_t i) const noexcept { __builtin_prefetch(keys[i].data(), 0, 3); }
-};
-
 struct HashExpander {
   using Items = std::span<const std::uint64_t>;
   Items hashes;
