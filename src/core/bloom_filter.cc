@@ -190,7 +190,8 @@ template <bool kMulx>
 // runs against Boost.Bloom's classic filter, an absent key's query measured 1.24-1.26
 // of Boost's time branch-free and 1.17-1.18 with the early exit; asking for each next
 // line before testing the current bit then gave 0.95-1.05 against 0.94-1.30, and
-// present keys 0.72-0.78 against 0.82-1.11 (docs/BENCHMARKS.md).
+// present keys 0.72-0.78 against 0.82-1.11; asking two lines ahead instead of one,
+// 0.96-1.03 against 1.09-1.10 for absent keys (docs/BENCHMARKS.md).
 // (The batch forms, whose lines are already prefetched, stop at the first zero too: see
 // ProbePrefetched.)
 template <bool kMulx>
@@ -199,17 +200,24 @@ template <bool kMulx>
   return WithProbeCount(
       num_hashes, [&](auto num_probes) __attribute__((always_inline)) {
         if (num_bits >= kInMemoryFilterBytes * 8) [[unlikely]] {
-          // Each probe's line is asked for before the previous probe's bit is tested,
-          // so a key that passes a probe finds its next line on the way.
+          // Each probe's line is asked for two tests ahead: the first two lines before
+          // any bit is tested, and line i + 2 before probe i's bit. A key that passes a
+          // probe finds the next line on the way, and one that passes two (a quarter of
+          // the absent keys) the one after it too.
           ProbeWalk walk(hash);
           std::uint64_t pos = NextProbe<kMulx>(walk, num_bits);
-          for (std::uint32_t i = 1; i < num_probes; ++i) {
-            const std::uint64_t next = NextProbe<kMulx>(walk, num_bits);
-            PrefetchRead(words + (next >> 6));
+          if (num_probes == 1) return ((words[pos >> 6] >> (pos & 63)) & 1U) != 0;
+          std::uint64_t next = NextProbe<kMulx>(walk, num_bits);
+          PrefetchRead(words + (next >> 6));
+          for (std::uint32_t i = 2; i < num_probes; ++i) {
+            const std::uint64_t after = NextProbe<kMulx>(walk, num_bits);
+            PrefetchRead(words + (after >> 6));
             if (((words[pos >> 6] >> (pos & 63)) & 1U) == 0) return false;
             pos = next;
+            next = after;
           }
-          return ((words[pos >> 6] >> (pos & 63)) & 1U) != 0;
+          if (((words[pos >> 6] >> (pos & 63)) & 1U) == 0) return false;
+          return ((words[next >> 6] >> (next & 63)) & 1U) != 0;
         }
         std::uint64_t set = 1;
         ProbeWalk walk(hash);
