@@ -194,31 +194,38 @@ template <bool kMulx>
 // 0.96-1.03 against 1.09-1.10 for absent keys (docs/BENCHMARKS.md).
 // (The batch forms, whose lines are already prefetched, stop at the first zero too: see
 // ProbePrefetched.)
+// The query of a filter in DRAM, out of line: one DRAM miss outweighs the call, and the
+// branch-free probe of cached filters keeps its registers. Each probe's line is asked
+// for two tests ahead: the first two lines before any bit is tested, and line i + 2
+// before probe i's bit. A key that passes a probe finds the next line on the way, and
+// one that passes two (a quarter of the absent keys) the one after it too.
+template <bool kMulx>
+[[gnu::noinline]] bool ContainsInDram(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_probes,
+                                      HashPair hash) noexcept {
+  ProbeWalk walk(hash);
+  std::uint64_t pos = NextProbe<kMulx>(walk, num_bits);
+  if (num_probes == 1) return ((words[pos >> 6] >> (pos & 63)) & 1U) != 0;
+  std::uint64_t next = NextProbe<kMulx>(walk, num_bits);
+  PrefetchRead(words + (next >> 6));
+  for (std::uint32_t i = 2; i < num_probes; ++i) {
+    const std::uint64_t after = NextProbe<kMulx>(walk, num_bits);
+    PrefetchRead(words + (after >> 6));
+    if (((words[pos >> 6] >> (pos & 63)) & 1U) == 0) return false;
+    pos = next;
+    next = after;
+  }
+  if (((words[pos >> 6] >> (pos & 63)) & 1U) == 0) return false;
+  return ((words[next >> 6] >> (next & 63)) & 1U) != 0;
+}
+
 template <bool kMulx>
 [[gnu::always_inline]] inline bool ContainsProbes(const std::uint64_t* words, std::uint64_t num_bits,
                                                   std::uint32_t num_hashes, HashPair hash) noexcept {
+  if (num_bits >= kInMemoryFilterBytes * 8) [[unlikely]] {
+    return ContainsInDram<kMulx>(words, num_bits, num_hashes, hash);
+  }
   return WithProbeCount(
       num_hashes, [&](auto num_probes) __attribute__((always_inline)) {
-        if (num_bits >= kInMemoryFilterBytes * 8) [[unlikely]] {
-          // Each probe's line is asked for two tests ahead: the first two lines before
-          // any bit is tested, and line i + 2 before probe i's bit. A key that passes a
-          // probe finds the next line on the way, and one that passes two (a quarter of
-          // the absent keys) the one after it too.
-          ProbeWalk walk(hash);
-          std::uint64_t pos = NextProbe<kMulx>(walk, num_bits);
-          if (num_probes == 1) return ((words[pos >> 6] >> (pos & 63)) & 1U) != 0;
-          std::uint64_t next = NextProbe<kMulx>(walk, num_bits);
-          PrefetchRead(words + (next >> 6));
-          for (std::uint32_t i = 2; i < num_probes; ++i) {
-            const std::uint64_t after = NextProbe<kMulx>(walk, num_bits);
-            PrefetchRead(words + (after >> 6));
-            if (((words[pos >> 6] >> (pos & 63)) & 1U) == 0) return false;
-            pos = next;
-            next = after;
-          }
-          if (((words[pos >> 6] >> (pos & 63)) & 1U) == 0) return false;
-          return ((words[next >> 6] >> (next & 63)) & 1U) != 0;
-        }
         std::uint64_t set = 1;
         ProbeWalk walk(hash);
         for (std::uint32_t i = 0; i < num_probes; ++i) {
