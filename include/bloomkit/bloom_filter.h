@@ -38,6 +38,16 @@
 
 namespace bloomkit {
 
+namespace internal {
+// Whether BloomFilter::Add may probe 8-byte keys of hash id 4 in the caller (x86-64;
+// each filter also checks that the CPU has BMI2).
+#if defined(__x86_64__)
+inline constexpr bool kClassicInlineAdds = true;
+#else
+inline constexpr bool kClassicInlineAdds = false;
+#endif
+}  // namespace internal
+
 struct FileHeader;
 
 namespace internal {
@@ -71,19 +81,15 @@ class BloomFilter {
   // Never fails (always ok). Inline, so that the caller sees the constant status; on
   // x86-64 an 8-byte key of a hash-id-4 filter is hashed and probed in the caller too.
   [[gnu::always_inline]] Status Add(std::string_view key) noexcept {
-#if defined(__x86_64__)
-    if (TakesInlinePath(key)) {
+    if (internal::kClassicInlineAdds && TakesInlinePath(key)) {
       static_cast<void>(InsertShort8Inline(key.data()));
       return {};
     }
-#endif
     static_cast<void>(InsertKey(key));
     return {};
   }
   // Adds the key; true if it was new (at least one of its bits was unset).
-  Result<bool> AddIfAbsent(std::string_view key) noexcept {
-    return InsertKey(key);
-  }
+  Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
 
   // Precomputed 64-bit hashes of the caller's own (see ExpandHash in hash.h).
@@ -91,12 +97,8 @@ class BloomFilter {
     AddHashPair(ExpandHash(hash));
     return {};
   }
-  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept {
-    return AddHashPair(ExpandHash(hash));
-  }
-  [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept {
-    return MayContainHashPair(ExpandHash(hash));
-  }
+  Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
+  [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept { return MayContainHashPair(ExpandHash(hash)); }
 
   // Adds many keys, hashing a group ahead and prefetching its cache lines so that the
   // misses of independent keys overlap.
@@ -124,35 +126,19 @@ class BloomFilter {
   // report more false positives than a filter built from the intersection).
   Status Intersect(const BloomFilter& other);
 
-  [[nodiscard]] std::uint64_t num_bits() const noexcept {
-    return num_bits_;
-  }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept {
-    return num_hashes_;
-  }
+  [[nodiscard]] std::uint64_t num_bits() const noexcept { return num_bits_; }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return num_hashes_; }
   // kHashIdXxh3DoubleHashing (1) or kHashIdShort64 (4): how keys become probes.
-  [[nodiscard]] std::uint16_t hash_id() const noexcept {
-    return hash_id_;
-  }
+  [[nodiscard]] std::uint16_t hash_id() const noexcept { return hash_id_; }
   // The most bits a filter may have (2 PiB: far past any memory).
   static constexpr std::uint64_t kMaxNumBits = WordArray::kMaxWords * 64;
-  [[nodiscard]] std::uint64_t capacity() const noexcept {
-    return capacity_;
-  }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
   // The target rate at capacity the filter was created with.
-  [[nodiscard]] double fp_rate() const noexcept {
-    return fp_rate_;
-  }
+  [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
   // Adds that set at least one new bit.
-  [[nodiscard]] std::uint64_t count() const noexcept {
-    return count_;
-  }
-  [[nodiscard]] std::uint64_t memory_bytes() const noexcept {
-    return words_.bytes();
-  }
-  [[nodiscard]] std::uint64_t bytes_held() const noexcept {
-    return words_.bytes_held();
-  }
+  [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
+  [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return words_.bytes(); }
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return words_.bytes_held(); }
   // Bits set, counted on demand (one popcount per word).
   [[nodiscard]] std::uint64_t CountSetBits() const noexcept;
   // Set bits / num_bits.
@@ -166,9 +152,7 @@ class BloomFilter {
   [[nodiscard]] double ExpectedFpRate() const noexcept;
 
   // The raw words (layout above).
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept {
-    return words_.span();
-  }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.span(); }
   // True when this machine runs the BMI2 copy of the probes (x86-64 with BMI1 and BMI2),
   // and Add hashes and probes an 8-byte key of a hash-id-4 filter in the caller's code.
   [[nodiscard]] static bool UsesBmi2() noexcept;
@@ -219,15 +203,20 @@ class BloomFilter {
 
 static_assert(MergeableFilter<BloomFilter>);
 
-#if defined(__x86_64__)
 namespace internal {
-// Sets bit (pos mod 64) of `word` with bts and adds 1 to `already` if it was set.
+// Sets bit (pos mod 64) of `word` and adds 1 to `already` if it was set: bts and adc
+// on x86-64.
 [[gnu::always_inline]] inline void SetBitCountSet(std::uint64_t& word, std::uint64_t pos,
                                                   std::uint32_t& already) noexcept {
+#if defined(__x86_64__)
   asm("btsq %[pos], %[word]\n\tadcl $0, %[already]"
       : [word] "+r"(word), [already] "+r"(already)
       : [pos] "r"(pos)
       : "cc");
+#else
+  already += static_cast<std::uint32_t>((word >> (pos & 63)) & 1U);
+  word |= std::uint64_t{1} << (pos & 63);
+#endif
 }
 }  // namespace internal
 
@@ -252,6 +241,5 @@ namespace internal {
   count_ += fresh ? 1 : 0;
   return fresh;
 }
-#endif
 
 }  // namespace bloomkit
