@@ -205,7 +205,7 @@ static_assert(MergeableFilter<BloomFilter>);
 
 namespace internal {
 // Sets bit (pos mod 64) of `word` and adds 1 to `already` if it was set: bts and adc
-// on x86-64.
+// on x86-64 (base instructions, so the portable and BMI2 copies both use them).
 [[gnu::always_inline]] inline void SetBitCountSet(std::uint64_t& word, std::uint64_t pos,
                                                   std::uint32_t& already) noexcept {
 #if defined(__x86_64__)

@@ -183,9 +183,7 @@ constexpr std::uint64_t FastRangeMulx(std::uint64_t x, std::uint64_t range) noex
   return FastRange64(x, range);
 }
 #endif
-}  // namespace internal
 
-namespace internal {
 // HashShortKey8 by MulxFold: the same value.
 inline std::uint64_t HashShortKey8Mulx(const char* p) noexcept {
   std::uint64_t v = 0;

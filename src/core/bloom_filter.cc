@@ -181,19 +181,6 @@ template <bool kMulx>
       });
 }
 
-// A filter the caches hold is probed branch-free: all k words are read and their bits
-// ANDed. An early exit at the first zero bit saves loads for absent keys but mispredicts
-// about once per absent key (each bit is set with probability ~1/2), and after the
-// mispredict the remaining loads start late; reading all k lets them all be in flight at
-// once. A filter in DRAM (kInMemoryFilterBytes and up) stops at the first zero bit: an
-// absent key then waits for ~2 lines instead of fetching k. At 10^8 keys, in alternating
-// runs against Boost.Bloom's classic filter, an absent key's query measured 1.24-1.26
-// of Boost's time branch-free and 1.17-1.18 with the early exit; asking for each next
-// line before testing the current bit then gave 0.95-1.05 against 0.94-1.30, and
-// present keys 0.72-0.78 against 0.82-1.11; asking two lines ahead instead of one,
-// 0.96-1.03 against 1.09-1.10 for absent keys (docs/BENCHMARKS.md).
-// (The batch forms, whose lines are already prefetched, stop at the first zero too: see
-// ProbePrefetched.)
 // The query of a filter in DRAM, out of line: one DRAM miss outweighs the call, and the
 // branch-free probe of cached filters keeps its registers. Each probe's line is asked
 // for two tests ahead: the first two lines before any bit is tested, and line i + 2
@@ -218,6 +205,19 @@ template <bool kMulx>
   return ((words[next >> 6] >> (next & 63)) & 1U) != 0;
 }
 
+// A filter the caches hold is probed branch-free: all k words are read and their bits
+// ANDed. An early exit at the first zero bit saves loads for absent keys but mispredicts
+// about once per absent key (each bit is set with probability ~1/2), and after the
+// mispredict the remaining loads start late; reading all k lets them all be in flight at
+// once. A filter in DRAM (kInMemoryFilterBytes and up) stops at the first zero bit: an
+// absent key then waits for ~2 lines instead of fetching k. At 10^8 keys, in alternating
+// runs against Boost.Bloom's classic filter, an absent key's query measured 1.24-1.26
+// of Boost's time branch-free and 1.17-1.18 with the early exit; asking for each next
+// line before testing the current bit then gave 0.95-1.05 against 0.94-1.30, and
+// present keys 0.72-0.78 against 0.82-1.11; asking two lines ahead instead of one,
+// 0.96-1.03 against 1.09-1.10 for absent keys (docs/BENCHMARKS.md).
+// (The batch forms, whose lines are already prefetched, stop at the first zero too: see
+// ProbePrefetched.)
 template <bool kMulx>
 [[gnu::always_inline]] inline bool ContainsProbes(const std::uint64_t* words, std::uint64_t num_bits,
                                                   std::uint32_t num_hashes, HashPair hash) noexcept {
@@ -406,32 +406,16 @@ template <bool kMulx, typename Hasher>
               }
             }
             for (std::size_t j = 0; j < len; ++j) {
-#ifdef BLOOMKIT_X86
-              if constexpr (kMulx) {
-                // bts and adc, as Add's inline path: the key is new when fewer than k of
-                // its bits were set already.
-                std::uint32_t already = 0;
-                for (std::uint32_t i = 0; i < kProbes; ++i) {
-                  const std::uint64_t pos = positions[j][i];
-                  std::uint64_t word = words[pos >> 6];
-                  internal::SetBitCountSet(word, pos, already);
-                  words[pos >> 6] = word;
-                }
-                fresh += already < kProbes ? 1U : 0U;
-                continue;
-              }
-#endif
-              // The OR of the words' changes: non-zero when one of the bits was unset.
-              std::uint64_t changed = 0;
+              // SetBitCountSet, as Add's inline path: the key is new when fewer than k
+              // of its bits were set already.
+              std::uint32_t already = 0;
               for (std::uint32_t i = 0; i < kProbes; ++i) {
                 const std::uint64_t pos = positions[j][i];
-                std::uint64_t& word = words[pos >> 6];
-                const std::uint64_t old = word;
-                const std::uint64_t updated = old | (std::uint64_t{1} << (pos & 63));
-                changed |= old ^ updated;
-                word = updated;
+                std::uint64_t word = words[pos >> 6];
+                internal::SetBitCountSet(word, pos, already);
+                words[pos >> 6] = word;
               }
-              fresh += changed != 0 ? 1U : 0U;
+              fresh += already < kProbes ? 1U : 0U;
             }
           }
         }
