@@ -29,7 +29,7 @@ inline void LaneMaskPortable(std::uint64_t h, std::uint32_t num_hashes, std::uin
   for (std::uint32_t j = 0; j < 8; ++j) {
     m[j] = j < num_hashes ? std::uint64_t{1} << ((lo * kBlockSalts[j]) >> 27) : 0;
   }
-  for (int i = 0; i < 4; ++i) mask[i] = m[2 * i] | (m[2 * i + 1] << 32);
+  for (std::size_t i = 0; i < 4; ++i) mask[i] = m[2 * i] | (m[2 * i + 1] << 32);
 }
 
 // A caller-supplied 64-bit hash (AddHash, MayContainHash) passes through the SplitMix64
