@@ -40,6 +40,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "bench_keys.h"
@@ -243,6 +244,20 @@ struct Row {
   std::vector<double> ns;
 };
 
+// Times the four copies, in Variant order, into rows[first..first + 3], each on an
+// array `clear` empties first. add(std::integral_constant<Variant, V>) runs copy V.
+template <typename Clear, typename Add>
+void TimeCopies(std::vector<Row>& rows, std::size_t first, std::uint64_t n, Clear&& clear, Add&& add) {
+  const auto time = [&]<Variant kV>(std::size_t row) {
+    clear();
+    rows[row].ns.push_back(NsPerKey(n, [&] { add(std::integral_constant<Variant, kV>{}); }));
+  };
+  time.template operator()<Variant::kCopy>(first);
+  time.template operator()<Variant::kNoCount>(first + 1);
+  time.template operator()<Variant::kOneFold>(first + 2);
+  time.template operator()<Variant::kOneFoldNoCount>(first + 3);
+}
+
 // Medians, as ns per key and as ratios to the first row (the library) and, when Boost is
 // built in, to the last (Boost).
 void Print(const char* title, const std::vector<Row>& rows, bool last_is_boost) {
@@ -335,14 +350,7 @@ int RunBlocked(std::uint64_t n, int reps, bool check, const KeySet& present, con
       std::memset(words, 0, bytes);
       a.count = 0;
     };
-    clear();
-    adds[1].ns.push_back(NsPerKey(n, [&] { AddAll<Variant::kCopy>(a, k); }));
-    clear();
-    adds[2].ns.push_back(NsPerKey(n, [&] { AddAll<Variant::kNoCount>(a, k); }));
-    clear();
-    adds[3].ns.push_back(NsPerKey(n, [&] { AddAll<Variant::kOneFold>(a, k); }));
-    clear();
-    adds[4].ns.push_back(NsPerKey(n, [&] { AddAll<Variant::kOneFoldNoCount>(a, k); }));
+    TimeCopies(adds, 1, n, clear, [&](auto v) { AddAll<decltype(v)::value>(a, k); });
     clear();
     adds[5].ns.push_back(NsPerKey(n, [&] { AddAll<Variant::kBoostSteps>(a, k); }));
     // Queries of absent keys over the library's filled filter (the copy reads it too).
@@ -410,14 +418,7 @@ int RunClassic(std::uint64_t n, int reps, bool check, const KeySet& present) {
     const auto& k = present.keys;
     filter.Clear();
     adds[0].ns.push_back(NsPerKey(n, [&] { LibraryClassicAddAll(filter, k); }));
-    clear();
-    adds[1].ns.push_back(NsPerKey(n, [&] { ClassicAddAll<Variant::kCopy>(a, k); }));
-    clear();
-    adds[2].ns.push_back(NsPerKey(n, [&] { ClassicAddAll<Variant::kNoCount>(a, k); }));
-    clear();
-    adds[3].ns.push_back(NsPerKey(n, [&] { ClassicAddAll<Variant::kOneFold>(a, k); }));
-    clear();
-    adds[4].ns.push_back(NsPerKey(n, [&] { ClassicAddAll<Variant::kOneFoldNoCount>(a, k); }));
+    TimeCopies(adds, 1, n, clear, [&](auto v) { ClassicAddAll<decltype(v)::value>(a, k); });
 #ifdef BLOOMKIT_HAVE_BOOST_BLOOM
     boost.clear();
     adds[5].ns.push_back(NsPerKey(n, [&] { BoostClassicAddAll(boost, k); }));
