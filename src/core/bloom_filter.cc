@@ -423,50 +423,56 @@ template <bool kMulx, typename Hasher>
       });
 }
 
-// Batch queries of a filter in DRAM, in two waves per group. An absent key stops at its
-// first zero bit, after ~2 probes, so prefetching all k lines of every key (RunBatched)
-// spends most of the core's miss buffers on lines an absent key never reads. Wave 1
-// prefetches and tests the first kFirstWave probes of each key; only the keys that pass
-// (every present key, ~1/2^3 of the absent ones) have their remaining lines prefetched
-// and tested in wave 2. A filter the caches hold is bound by instructions instead, and
-// the one-wave RunBatched is faster there (QueryBatched chooses).
-constexpr std::uint32_t kFirstWave = 3;
+// Batch queries of a filter in DRAM, in rounds over groups of 64 keys. Round r tests
+// probe r of each key of the group that passed probes 0..r-1, whose line round r - 1
+// asked for, and asks for the line of its probe r + 1 (the key's own line again when
+// the bit was 0: the key has left, and the round has no branch on a bit). An absent key
+// costs ~2 lines, and up to 64 lines are in flight. The next group's first lines are
+// asked for as this group's answers are written. A filter the caches hold is bound by
+// instructions instead, and QueryCached is faster there (QueryBatched chooses).
+constexpr std::size_t kRoundKeys = 64;
 
-template <typename Hasher>
-std::size_t QueryTwoWaves(std::size_t n, const Hasher& hasher, const std::uint64_t* words, std::uint64_t num_bits,
-                          std::uint32_t num_hashes, bool* out) noexcept {
-  const auto bit = [&](std::uint64_t pos) { return ((words[pos >> 6] >> (pos & 63)) & 1U) != 0; };
-  HashPair group[internal::kBatchGroup];
-  std::size_t rest[internal::kBatchGroup];
+template <bool kMulx, typename Hasher>
+std::size_t QueryRounds(std::size_t n, const Hasher& hasher, const std::uint64_t* words, std::uint64_t num_bits,
+                        std::uint32_t num_hashes, bool* out) noexcept {
+  // Slot j of the group: the key's next probe and the walk's state after it.
+  std::uint64_t pos[kRoundKeys];
+  std::uint64_t walk_x[kRoundKeys];
+  std::uint64_t walk_y[kRoundKeys];
+  const auto start = [&](std::size_t i, std::size_t j) {
+    if (i + kRoundKeys < n) hasher.Prefetch(i + kRoundKeys);
+    ProbeWalk walk(hasher(i));
+    pos[j] = internal::NextProbe<kMulx>(walk, num_bits);
+    walk_x[j] = walk.x;
+    walk_y[j] = walk.y;
+    internal::PrefetchRead(words + (pos[j] >> 6));
+  };
+  for (std::size_t j = 0; j < std::min(kRoundKeys, n); ++j) start(j, j);
   std::size_t hits = 0;
-  for (std::size_t base = 0; base < n; base += internal::kBatchGroup) {
-    const std::size_t len = std::min(internal::kBatchGroup, n - base);
-    HashGroup(hasher, n, base, len, group);
-    for (std::size_t j = 0; j < len; ++j) {
-      ProbeWalk walk(group[j]);
-      for (std::uint32_t i = 0; i < kFirstWave; ++i) internal::PrefetchRead(words + (walk.Next(num_bits) >> 6));
-    }
-    std::size_t num_rest = 0;
-    for (std::size_t j = 0; j < len; ++j) {
-      ProbeWalk walk(group[j]);
-      bool maybe = true;
-      for (std::uint32_t i = 0; i < kFirstWave && maybe; ++i) maybe = bit(walk.Next(num_bits));
-      if (maybe) {
-        rest[num_rest++] = j;
-        for (std::uint32_t i = kFirstWave; i < num_hashes; ++i) {
-          internal::PrefetchRead(words + (walk.Next(num_bits) >> 6));
+  for (std::size_t base = 0; base < n; base += kRoundKeys) {
+    const std::size_t len = std::min(kRoundKeys, n - base);
+    std::uint64_t live = len == kRoundKeys ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
+    for (std::uint32_t r = 0; r < num_hashes && live != 0; ++r) {
+      const bool last = r + 1 == num_hashes;
+      for (std::uint64_t m = live; m != 0; m &= m - 1) {
+        const auto j = static_cast<std::size_t>(std::countr_zero(m));
+        const std::uint64_t line = pos[j] >> 6;
+        const std::uint64_t set = (words[line] >> (pos[j] & 63)) & 1U;
+        live &= ~((set ^ 1U) << j);
+        if (!last) {
+          ProbeWalk walk(HashPair{walk_x[j], walk_y[j]});
+          pos[j] = internal::NextProbe<kMulx>(walk, num_bits);
+          walk_x[j] = walk.x;
+          walk_y[j] = walk.y;
+          internal::PrefetchRead(words + (set != 0 ? pos[j] >> 6 : line));
         }
       }
-      out[base + j] = maybe;
     }
-    for (std::size_t r = 0; r < num_rest; ++r) {
-      const std::size_t j = rest[r];
-      ProbeWalk walk(group[j], kFirstWave);
-      bool all = true;
-      for (std::uint32_t i = kFirstWave; i < num_hashes && all; ++i) all = bit(walk.Next(num_bits));
-      out[base + j] = all;
-      hits += all ? 1U : 0U;
+    for (std::size_t j = 0; j < len; ++j) {
+      out[base + j] = ((live >> j) & 1U) != 0;
+      if (base + kRoundKeys + j < n) start(base + kRoundKeys + j, j);
     }
+    hits += static_cast<std::size_t>(std::popcount(live));
   }
   return hits;
 }
@@ -527,7 +533,7 @@ template <bool kMulx, typename Hasher>
                                                        std::uint64_t num_bits, std::uint32_t num_hashes,
                                                        bool* out) noexcept {
   const bool cached = num_bits / 8 < internal::kInMemoryFilterBytes;
-  if (!cached && num_hashes > kFirstWave) return QueryTwoWaves(n, hasher, words, num_bits, num_hashes, out);
+  if (!cached && num_hashes > 3) return QueryRounds<kMulx>(n, hasher, words, num_bits, num_hashes, out);
   if (cached && num_hashes > kFirstPass) return QueryCached<kMulx>(n, hasher, words, num_bits, num_hashes, out);
   std::size_t hits = 0;
   RunBatched(n, hasher, words, num_bits, num_hashes, false, [&](std::size_t i, HashPair h) {

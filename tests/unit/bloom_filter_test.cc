@@ -785,9 +785,9 @@ TEST(BloomFilterBatchTest, BatchesOfACachedFilterEqualSingleKeyCalls) {
   }
 }
 
-// Filters of 4 MiB and more answer batches in two waves (the first 3 probes of every
-// key, then the rest for the keys that passed); this one is filled to its capacity so
-// that absent keys are rejected in both waves, and k = 7 and k = 2 (a single wave)
+// Filters of 4 MiB and more answer batches of k > 3 in rounds over groups of 64 keys
+// (probe r of every key still in, then probe r + 1); this one is filled to its capacity
+// so that absent keys leave in every round, and k = 7 and k = 2 (one prefetched wave)
 // both run.
 TEST(BloomFilterBatchTest, BatchesOfAFilterInMemoryEqualSingleKeyCalls) {
   for (const std::uint32_t k : {7U, 2U}) {
@@ -811,6 +811,34 @@ TEST(BloomFilterBatchTest, BatchesOfAFilterInMemoryEqualSingleKeyCalls) {
     hits = f.MayContainBatch(keys, std::span<bool>(out.get(), keys.size()));
     ExpectBatchAgrees(
         keys, out.get(), hits, [&](std::string_view key) { return f.MayContain(key); }, k);
+  }
+}
+
+// The rounds of a filter in DRAM at every length around the group of 64 keys: a batch
+// of 1, one group less one, one group, one group and one, two groups and one. The
+// filter is 3/4 full, so that absent keys leave at every probe and some (0.75^k) stay
+// to the last one; k = 4 and 20 are the shortest and a long walk.
+TEST(BloomFilterBatchTest, RoundsOfAFilterInMemoryEqualSingleCallsAtEveryLength) {
+  const std::uint64_t num_bits = (internal::kInMemoryFilterBytes + 4096) * 8;
+  for (const std::uint32_t k : {4U, 7U, 20U}) {
+    auto f = MakeFilter({.num_bits = num_bits, .num_hashes = k});
+    const std::uint64_t n = num_bits / k * 14 / 10;
+    std::vector<std::uint64_t> added;
+    for (std::uint64_t i = 0; i < n; ++i) added.push_back(bloomkit_test::SplitMix64(i));
+    ASSERT_TRUE(f.AddHashBatch(added).ok());
+    for (const std::size_t length :
+         {std::size_t{1}, std::size_t{63}, std::size_t{64}, std::size_t{65}, std::size_t{129}, std::size_t{3000}}) {
+      std::vector<std::uint64_t> hashes;
+      for (std::size_t i = 0; i < length; ++i) hashes.push_back(i % 2 == 0 ? added[i * 31] : ~added[i * 31]);
+      std::unique_ptr<bool[]> out(new bool[length]);
+      const std::size_t hits = f.MayContainHashBatch(hashes, std::span<bool>(out.get(), length));
+      ExpectBatchAgrees(
+          hashes, out.get(), hits, [&](std::uint64_t h) { return f.MayContainHash(h); }, k);
+      if (length == 3000) {
+        EXPECT_GT(hits, 1500U) << "k " << k << ": some absent keys pass every probe";
+        EXPECT_LT(hits, 3000U) << "k " << k << ": and most do not";
+      }
+    }
   }
 }
 

@@ -18,8 +18,9 @@ namespace bloomkit::internal {
 inline constexpr std::size_t kBatchGroup = 16;
 
 // Filters of this many bytes or more are taken to live in DRAM (the benchmark machine of
-// docs/BENCHMARKS.md keeps only a few MiB of its 32 MiB L3 as cache), where the batch loops are bound by misses in
-// flight rather than by instructions: the classic filter queries in two waves, the blocked filter works 64 keys ahead.
+// docs/BENCHMARKS.md keeps only a few MiB of its 32 MiB L3 as cache), where the batch
+// loops are bound by misses in flight rather than by instructions: the classic filter
+// queries in rounds over 64 keys, the blocked filter works 64 keys ahead.
 inline constexpr std::uint64_t kInMemoryFilterBytes = std::uint64_t{4} << 20;
 
 // Whether every key of a batch is 8 bytes long (one pass, no branch per key): such
