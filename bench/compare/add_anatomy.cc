@@ -24,8 +24,9 @@
 //
 // Each repetition runs every variant once, in turn, on a cleared array, so that the
 // host's drift falls on all of them alike; the figures are medians over repetitions, in
-// ns per key and as a ratio to the library's time in the same runs. Queries of absent
-// keys are timed the same way (library, one fold, Boost). Results: docs/BENCHMARKS.md.
+// ns per key and as ratios to the library's and Boost's times in the same runs. The
+// blocked filter's queries of absent keys are timed the same way (library, copy, one
+// fold, Boost). Results: docs/BENCHMARKS.md.
 //
 //   bloomkit_anatomy [--n=1e6] [--reps=15] [--check]
 //
