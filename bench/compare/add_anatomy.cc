@@ -48,6 +48,7 @@
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/hash.h"
+#include "internal/blocked_kernels.h"  // kBlockSalts, the format's lane salts
 
 #ifdef BLOOMKIT_HAVE_BOOST_BLOOM
 #include <boost/bloom/fast_multiblock32.hpp>
@@ -65,10 +66,6 @@ using bloomkit::bench::KeySet;
 using bloomkit::bench::KeyShape;
 using bloomkit::bench::MakeKeys;
 using Clock = std::chrono::steady_clock;
-
-// Salts of lanes 0..7 of a 256-bit block (docs/FORMAT.md, "the first eight salts").
-alignas(32) constexpr std::uint32_t kSalts[8] = {0x204ade81U, 0xf1c1a909U, 0xdea0be2bU, 0x8f4d5fcbU,
-                                                 0xeeade89bU, 0x302614e7U, 0xb43e9343U, 0x9cf78759U};
 
 // The state a filter's add reads: kept in memory, reached through a reference, as the
 // filter's members are, so that a copy reloads what the library's add reloads.
@@ -305,7 +302,7 @@ int RunBlocked(std::uint64_t n, int reps, bool check, const KeySet& present, con
   if (words == nullptr) return 2;
   Array a{};
   for (int j = 0; j < 8; ++j) {
-    a.salts[j] = kSalts[j];
+    a.salts[j] = bloomkit::internal::kBlockSalts[j];
     a.ones[j] = 1;
   }
   a.words = words;
