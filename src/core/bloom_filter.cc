@@ -431,6 +431,9 @@ template <bool kMulx, typename Hasher>
 // asked for as this group's answers are written. A filter the caches hold is bound by
 // instructions instead, and QueryCached is faster there (QueryBatched chooses).
 constexpr std::size_t kRoundKeys = 64;
+// Filters of fewer probes keep the one-wave prefetched path (RunBatched with
+// ProbePrefetched); the rounds were measured at k = 7 only.
+constexpr std::uint32_t kMinRoundProbes = 4;
 
 template <bool kMulx, typename Hasher>
 std::size_t QueryRounds(std::size_t n, const Hasher& hasher, const std::uint64_t* words, std::uint64_t num_bits,
@@ -533,7 +536,7 @@ template <bool kMulx, typename Hasher>
                                                        std::uint64_t num_bits, std::uint32_t num_hashes,
                                                        bool* out) noexcept {
   const bool cached = num_bits / 8 < internal::kInMemoryFilterBytes;
-  if (!cached && num_hashes > 3) return QueryRounds<kMulx>(n, hasher, words, num_bits, num_hashes, out);
+  if (!cached && num_hashes >= kMinRoundProbes) return QueryRounds<kMulx>(n, hasher, words, num_bits, num_hashes, out);
   if (cached && num_hashes > kFirstPass) return QueryCached<kMulx>(n, hasher, words, num_bits, num_hashes, out);
   std::size_t hits = 0;
   RunBatched(n, hasher, words, num_bits, num_hashes, false, [&](std::size_t i, HashPair h) {
