@@ -26,7 +26,10 @@
 //
 // RedisCuckooFilter (CF.*): sub-filters of 1-byte fingerprints.
 //  - h = MurmurHash64A(key, seed 0); fingerprint = h mod 255 + 1 (0 marks an empty slot);
-//    bucket i1 = h mod n; i2 = (h XOR fp * 0x5bd1e995) mod n, n a power of two.
+//    bucket i1 = h mod n; i2 = (h XOR fp * 0x5bd1e995) mod n, n a power of two. Bucket i
+//    starts at slot (i * bucket_size) mod 2^32, as RedisBloom's lookups have it, on every
+//    path (RedisBloom's evictions skip the mod 2^32 and lose items in sub-filters of more
+//    than 2^32 slots; here they are placed where lookups find them).
 //  - Sizing: the first sub-filter has nextpow2(capacity / bucket_size) buckets
 //    (CF.RESERVE c 1000 gives 512 buckets of 2), sub-filter j has n * expansion^j, with
 //    expansion rounded up to a power of two (0: never grow).

@@ -19,6 +19,7 @@
 #include "internal/filter_common.h"
 #include "internal/message.h"
 #include "internal/redisbloom_builder.h"
+#include "internal/redisbloom_cuckoo.h"
 
 namespace bloomkit {
 namespace {
@@ -670,17 +671,9 @@ bool operator==(const RedisBloomScalableFilter& a, const RedisBloomScalableFilte
 
 namespace {
 
-constexpr std::uint64_t kAltMultiplier = 0x5bd1e995;
-
-std::uint64_t AltHash(std::uint8_t fp, std::uint64_t index) noexcept {
-  return index ^ (static_cast<std::uint64_t>(fp) * kAltMultiplier);
-}
-
-// RedisBloom's bucket offset is computed in 64 bits and returned as a uint32_t; sub-filters
-// of 2^32 slots or more therefore wrap there, and so they do here.
-std::uint64_t SlotOffset(std::uint64_t hash, std::uint64_t num_buckets, std::uint32_t bucket_size) noexcept {
-  return static_cast<std::uint32_t>((hash % num_buckets) * bucket_size);
-}
+// Every bucket offset comes from the one function, on every path (redisbloom_cuckoo.h).
+using internal::RedisCuckooAltHash;
+using internal::RedisCuckooSlotOffset;
 
 std::uint8_t* FindIn(std::uint8_t* bucket, std::uint32_t bucket_size, std::uint8_t fp) noexcept {
   for (std::uint32_t i = 0; i < bucket_size; ++i) {
@@ -714,7 +707,7 @@ RedisCuckooFilter::Lookup RedisCuckooFilter::LookupOf(std::string_view key) noex
 
 RedisCuckooFilter::Lookup RedisCuckooFilter::LookupOfHash(std::uint64_t hash) noexcept {
   const auto fp = static_cast<std::uint8_t>(hash % 255 + 1);
-  return {hash, AltHash(fp, hash), fp};
+  return {hash, RedisCuckooAltHash(fp, hash), fp};
 }
 
 Result<RedisCuckooFilter> RedisCuckooFilter::Create(const RedisCuckooOptions& options) {
@@ -838,10 +831,10 @@ Result<RedisCuckooFilter> RedisCuckooFilter::FromParams(const RedisCuckooParams&
 bool RedisCuckooFilter::Contains(const Lookup& l) const noexcept {
   for (const SubFilter& f : filters_) {
     const std::uint8_t* s = f.slots();
-    if (FindIn(const_cast<std::uint8_t*>(s) + SlotOffset(l.h1, f.num_buckets, bucket_size_), bucket_size_, l.fp) !=
-            nullptr ||
-        FindIn(const_cast<std::uint8_t*>(s) + SlotOffset(l.h2, f.num_buckets, bucket_size_), bucket_size_, l.fp) !=
-            nullptr) {
+    if (FindIn(const_cast<std::uint8_t*>(s) + RedisCuckooSlotOffset(l.h1, f.num_buckets, bucket_size_), bucket_size_,
+               l.fp) != nullptr ||
+        FindIn(const_cast<std::uint8_t*>(s) + RedisCuckooSlotOffset(l.h2, f.num_buckets, bucket_size_), bucket_size_,
+               l.fp) != nullptr) {
       return true;
     }
   }
@@ -867,22 +860,27 @@ bool RedisCuckooFilter::MayContainHash(std::uint64_t hash) const noexcept {
 std::uint64_t RedisCuckooFilter::CountOf(const Lookup& l) const noexcept {
   std::uint64_t n = 0;
   for (const SubFilter& f : filters_) {
-    n += CountIn(f.slots() + SlotOffset(l.h1, f.num_buckets, bucket_size_), bucket_size_, l.fp);
-    n += CountIn(f.slots() + SlotOffset(l.h2, f.num_buckets, bucket_size_), bucket_size_, l.fp);
+    n += CountIn(f.slots() + RedisCuckooSlotOffset(l.h1, f.num_buckets, bucket_size_), bucket_size_, l.fp);
+    n += CountIn(f.slots() + RedisCuckooSlotOffset(l.h2, f.num_buckets, bucket_size_), bucket_size_, l.fp);
   }
   return n;
 }
 
 std::uint8_t* RedisCuckooFilter::FindFree(SubFilter& f, std::uint64_t h1, std::uint64_t h2) const noexcept {
-  std::uint8_t* slot = FindIn(f.slots() + SlotOffset(h1, f.num_buckets, bucket_size_), bucket_size_, 0);
-  if (slot == nullptr) slot = FindIn(f.slots() + SlotOffset(h2, f.num_buckets, bucket_size_), bucket_size_, 0);
+  std::uint8_t* slot = FindIn(f.slots() + RedisCuckooSlotOffset(h1, f.num_buckets, bucket_size_), bucket_size_, 0);
+  if (slot == nullptr) {
+    slot = FindIn(f.slots() + RedisCuckooSlotOffset(h2, f.num_buckets, bucket_size_), bucket_size_, 0);
+  }
   return slot;
 }
 
 // Evictions inside the newest sub-filter. The resident at `victim` of the current bucket
 // is swapped with the fingerprint in hand, which then goes to its other bucket; the
 // victim position advances by one per step. On failure every swap is undone in reverse,
-// so the sub-filter is as before and the original fingerprint is in hand again.
+// so the sub-filter is as before and the original fingerprint is in hand again. Each
+// bucket is found by RedisCuckooSlotOffset, as lookups find it: in a sub-filter of more
+// than 2^32 slots the offset wraps, and an item placed at the unwrapped one (as
+// RedisBloom's Filter_KOInsert places it) was never found again.
 bool RedisCuckooFilter::KickInsert(SubFilter& f, const Lookup& l) noexcept {
   const std::uint64_t n = f.num_buckets;
   const std::uint32_t b = bucket_size_;
@@ -891,9 +889,9 @@ bool RedisCuckooFilter::KickInsert(SubFilter& f, const Lookup& l) noexcept {
   std::uint32_t victim = 0;
   std::uint64_t index = l.h1 % n;
   for (std::uint32_t step = 0; step < max_iterations_; ++step) {
-    std::swap(slots[index * b + victim], fp);
-    index = AltHash(fp, index) % n;
-    if (std::uint8_t* empty = FindIn(slots + index * b, b, 0); empty != nullptr) {
+    std::swap(slots[RedisCuckooSlotOffset(index, n, b) + victim], fp);
+    index = RedisCuckooAltHash(fp, index) % n;
+    if (std::uint8_t* empty = FindIn(slots + RedisCuckooSlotOffset(index, n, b), b, 0); empty != nullptr) {
       *empty = fp;
       return true;
     }
@@ -901,8 +899,8 @@ bool RedisCuckooFilter::KickInsert(SubFilter& f, const Lookup& l) noexcept {
   }
   for (std::uint32_t step = 0; step < max_iterations_; ++step) {
     victim = (victim + b - 1) % b;
-    index = AltHash(fp, index) % n;
-    std::swap(slots[index * b + victim], fp);
+    index = RedisCuckooAltHash(fp, index) % n;
+    std::swap(slots[RedisCuckooSlotOffset(index, n, b) + victim], fp);
   }
   return false;
 }
@@ -998,8 +996,11 @@ bool RedisCuckooFilter::RemoveHash(std::uint64_t hash) noexcept {
 bool RedisCuckooFilter::RemoveLookup(const Lookup& l) noexcept {
   for (std::size_t i = filters_.size(); i-- > 0;) {
     SubFilter& f = filters_[i];
-    std::uint8_t* slot = FindIn(f.slots() + SlotOffset(l.h1, f.num_buckets, bucket_size_), bucket_size_, l.fp);
-    if (slot == nullptr) slot = FindIn(f.slots() + SlotOffset(l.h2, f.num_buckets, bucket_size_), bucket_size_, l.fp);
+    std::uint8_t* slot =
+        FindIn(f.slots() + RedisCuckooSlotOffset(l.h1, f.num_buckets, bucket_size_), bucket_size_, l.fp);
+    if (slot == nullptr) {
+      slot = FindIn(f.slots() + RedisCuckooSlotOffset(l.h2, f.num_buckets, bucket_size_), bucket_size_, l.fp);
+    }
     if (slot == nullptr) continue;
     *slot = 0;
     --num_items_;
@@ -1015,15 +1016,19 @@ bool RedisCuckooFilter::RemoveLookup(const Lookup& l) noexcept {
 // Moves every fingerprint of sub-filter `index` into a free slot of an older sub-filter,
 // trying them oldest first. A fingerprint of bucket j of a larger sub-filter has bucket
 // j mod n there and its alternate follows from j alone, since sizes are powers of two.
-// Drops the sub-filter when it emptied and is the newest. False if one did not fit.
+// Drops the sub-filter when it emptied and is the newest. False if one did not fit. A
+// sub-filter whose wrapped offsets do not tell a slot's bucket (more than 2^32 slots in
+// buckets of a size that is not a power of two) keeps its fingerprints where they are:
+// moved under a guessed bucket, one would be lost to lookups.
 bool RedisCuckooFilter::CompactOne(std::size_t index) noexcept {
   SubFilter& cur = filters_[index];
+  if (!internal::RedisCuckooSlotsTellBuckets(cur.num_buckets, bucket_size_)) return false;
   bool all_moved = true;
   for (std::uint64_t bucket = 0; bucket < cur.num_buckets; ++bucket) {
     for (std::uint32_t s = 0; s < bucket_size_; ++s) {
       std::uint8_t& slot = cur.slots()[bucket * bucket_size_ + s];
       if (slot == 0) continue;
-      const std::uint64_t h2 = AltHash(slot, bucket);
+      const std::uint64_t h2 = RedisCuckooAltHash(slot, bucket);
       bool moved = false;
       for (std::size_t j = 0; j < index && !moved; ++j) {
         if (std::uint8_t* free = FindFree(filters_[j], bucket, h2); free != nullptr) {

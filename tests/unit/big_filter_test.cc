@@ -5,7 +5,8 @@
 // or a 32-bit intermediate would wrap. Checked: classic and blocked filters (both block
 // layouts) set and find the bits at the 64-bit positions the format defines, and a
 // sparse file of the classic filter, written field by field as docs/FORMAT.md says,
-// answers the same through a memory-mapped view and passes VerifyFile.
+// answers the same through a memory-mapped view and passes VerifyFile. A RedisBloom-format
+// cuckoo sub-filter past 2^32 slots finds what its eviction chain placed.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -23,9 +24,11 @@
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/mapped_filter.h"
+#include "bloomkit/redisbloom.h"
 #include "contract/test_support.h"
 #include "internal/endian.h"
 #include "internal/hash_inline.h"
+#include "internal/redisbloom_cuckoo.h"
 
 namespace bloomkit {
 namespace {
@@ -205,6 +208,56 @@ TEST(BigFilterTest, ASparseFilePast2To34BitsMapsAndVerifies) {
   auto verified = VerifyFile(path);
   ASSERT_TRUE(verified.ok()) << verified.error().message();
   EXPECT_EQ(verified->params[0], kBits);
+}
+
+// A RedisBloom-format cuckoo sub-filter of more than 2^32 slots: 2^25 buckets of 129
+// (4.03 GiB of lazily zeroed pages, of which a few are touched). Both buckets of a key
+// whose offset wraps are filled, so its insert goes through the eviction chain; the
+// chain must place it where lookups look (it used to write at the unwrapped offset:
+// the add succeeded, then the key was not found).
+TEST(BigFilterTest, RedisCuckooEvictionPast2To32SlotsIsFound) {
+  constexpr std::uint64_t kBuckets = std::uint64_t{1} << 25;
+  constexpr std::uint32_t kBucketSize = 129;
+  auto made = RedisCuckooFilter::Create({.capacity = kBuckets * kBucketSize,
+                                         .bucket_size = kBucketSize,
+                                         .expansion = 0,
+                                         .max_memory_bytes = std::uint64_t{5} << 30});
+  if (!made.ok() && made.error().code() == ErrorCode::kTooLarge) {
+    GTEST_SKIP() << "no address space for 4 GiB: " << made.error().message();
+  }
+  ASSERT_TRUE(made.ok()) << made.error().message();
+  RedisCuckooFilter& filter = made.value();
+  ASSERT_EQ(filter.num_buckets(), kBuckets);
+  ASSERT_GT(filter.capacity(), std::uint64_t{1} << 32);
+
+  const std::uint64_t key = kBuckets - 1000;  // its bucket's offset, 129 * key, wraps
+  const auto fp = static_cast<std::uint8_t>(key % 255 + 1);
+  const std::uint64_t other = internal::RedisCuckooAltHash(fp, key) % kBuckets;
+  const std::uint64_t o1 = internal::RedisCuckooSlotOffset(key, kBuckets, kBucketSize);
+  const std::uint64_t o2 = internal::RedisCuckooSlotOffset(other, kBuckets, kBucketSize);
+  ASSERT_NE(o1, key * kBucketSize);
+  ASSERT_TRUE(o1 + kBucketSize <= o2 || o2 + kBucketSize <= o1);
+  // Fill both of the key's buckets with other fingerprints: hashes that are the bucket
+  // plus multiples of the bucket count have that bucket first.
+  std::vector<std::uint64_t> fillers;
+  for (const std::uint64_t bucket : {key, other}) {
+    std::uint64_t placed = 0;
+    for (std::uint64_t j = 1; placed < kBucketSize; ++j) {
+      const std::uint64_t h = bucket + j * kBuckets;
+      if (h % 255 + 1 == fp) continue;
+      ASSERT_TRUE(filter.AddHash(h).ok());
+      fillers.push_back(h);
+      ++placed;
+    }
+  }
+  ASSERT_FALSE(filter.MayContainHash(key));
+  ASSERT_TRUE(filter.AddHash(key).ok());  // both buckets full: an eviction
+  EXPECT_TRUE(filter.MayContainHash(key));
+  EXPECT_EQ(filter.OccurrencesHash(key), 1U);
+  for (const std::uint64_t h : fillers) EXPECT_TRUE(filter.MayContainHash(h)) << h;
+  EXPECT_EQ(filter.count(), fillers.size() + 1);
+  EXPECT_TRUE(filter.RemoveHash(key));
+  EXPECT_FALSE(filter.MayContainHash(key));
 }
 
 }  // namespace

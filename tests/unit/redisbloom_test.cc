@@ -14,6 +14,7 @@
 
 #include "bloomkit/redisbloom_codec.h"
 #include "contract/test_support.h"
+#include "internal/redisbloom_cuckoo.h"
 
 namespace bloomkit {
 namespace {
@@ -543,6 +544,103 @@ TEST(RedisBloomScalable, AddIfAbsentBatchEqualsOneByOne) {
     for (std::size_t i = 0; i < done; ++i) EXPECT_EQ(got[i], want[i] == 1) << i;
     EXPECT_TRUE(one.value() == many.value());
     EXPECT_GT(many->num_filters() + (options.non_scaling ? 1U : 0U), 1U);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Slot offsets of large cuckoo sub-filters (internal/redisbloom_cuckoo.h), without
+// allocating them: the index math alone, over bucket counts past 2^32 / bucket size.
+
+std::uint64_t NextRandom(std::uint64_t& state) {
+  state += 0x9e3779b97f4a7c15ULL;  // splitmix64
+  std::uint64_t z = state;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// The eviction chain carries a bucket number from step to step; whichever bucket it
+// holds a fingerprint in, the slot offset must be the one a lookup of that item's hashes
+// finds, or the item is lost (CF.ADD answered 1, then CF.EXISTS 0). Past 2^32 slots the
+// lookups' offsets wrap to 32 bits; bucket * bucket_size unwrapped, as the chain had it,
+// misses them.
+TEST(RedisCuckooIndex, EvictionChainLandsWhereLookupsLook) {
+  using internal::RedisCuckooAltHash;
+  using internal::RedisCuckooSlotOffset;
+  struct Layout {
+    std::uint64_t buckets;
+    std::uint32_t bucket_size;
+  };
+  const Layout layouts[] = {{1U << 10, 2},   {1ULL << 31, 2},   {1ULL << 31, 3},
+                            {1ULL << 32, 1}, {1ULL << 32, 3},   {1ULL << 25, 129},
+                            {1ULL << 33, 4}, {1ULL << 40, 255}, {kRedisCuckooMaxBuckets / 2 + 1, 255}};
+  std::uint64_t state = 42;
+  for (const Layout& layout : layouts) {
+    const std::uint64_t n = layout.buckets;
+    const std::uint32_t b = layout.bucket_size;
+    const bool wraps = n * b > (std::uint64_t{1} << 32);
+    std::uint64_t wrapped = 0;
+    for (int i = 0; i < 20000; ++i) {
+      // Half the hashes land in the top buckets, where offsets wrap.
+      std::uint64_t h = NextRandom(state);
+      if (i % 2 == 0) h = (h & ~(n - 1)) | (n - 1 - (h % 4096) % n);
+      const auto fp = static_cast<std::uint8_t>(h % 255 + 1);
+      const std::uint64_t h2 = RedisCuckooAltHash(fp, h);
+      const std::uint64_t o1 = RedisCuckooSlotOffset(h, n, b);
+      const std::uint64_t o2 = RedisCuckooSlotOffset(h2, n, b);
+      ASSERT_LE(o1 + b, n * b) << n << " " << b;
+      ASSERT_LE(o2 + b, n * b) << n << " " << b;
+      wrapped += o1 != (h % n) * b ? 1U : 0U;
+      // bloomkit's chain: a 64-bit bucket number, to the other bucket and back.
+      const std::uint64_t bucket = h % n;
+      const std::uint64_t other = RedisCuckooAltHash(fp, bucket) % n;
+      ASSERT_EQ(RedisCuckooSlotOffset(bucket, n, b), o1);
+      ASSERT_EQ(RedisCuckooSlotOffset(other, n, b), o2);
+      ASSERT_EQ(RedisCuckooAltHash(fp, other) % n, bucket);
+      // A chain that kept the bucket number in 32 bits would land on the same offsets.
+      const auto ii = static_cast<std::uint32_t>(h % n);
+      const auto alt = static_cast<std::uint32_t>(RedisCuckooAltHash(fp, ii) % n);
+      ASSERT_EQ(RedisCuckooSlotOffset(ii, n, b), o1);
+      ASSERT_EQ(RedisCuckooSlotOffset(alt, n, b), o2);
+    }
+    // The layouts past 2^32 slots do wrap: an unwrapped offset would miss these items.
+    if (wraps) {
+      EXPECT_GT(wrapped, 1000U) << n << " " << b;
+    } else {
+      EXPECT_EQ(wrapped, 0U) << n << " " << b;
+    }
+  }
+}
+
+// Compaction reads a fingerprint's bucket from its position. Where offsets wrap, that is
+// right for bucket sizes that are powers of two only, and only then may it move one.
+TEST(RedisCuckooIndex, CompactionMovesOnlyWhereSlotsTellBuckets) {
+  using internal::RedisCuckooAltHash;
+  using internal::RedisCuckooSlotOffset;
+  using internal::RedisCuckooSlotsTellBuckets;
+  EXPECT_TRUE(RedisCuckooSlotsTellBuckets(1ULL << 31, 2));
+  EXPECT_TRUE(RedisCuckooSlotsTellBuckets(1ULL << 33, 4));
+  EXPECT_TRUE(RedisCuckooSlotsTellBuckets(1ULL << 30, 4));
+  EXPECT_TRUE(RedisCuckooSlotsTellBuckets(1ULL << 24, 255));
+  EXPECT_FALSE(RedisCuckooSlotsTellBuckets(1ULL << 31, 3));
+  EXPECT_FALSE(RedisCuckooSlotsTellBuckets(1ULL << 25, 129));
+  std::uint64_t state = 7;
+  for (const std::uint32_t b : {1U, 2U, 3U, 4U, 5U, 8U, 129U}) {
+    const std::uint64_t n = std::uint64_t{1} << 34;  // every layout here wraps
+    bool all_right = true;
+    for (int i = 0; i < 20000; ++i) {
+      const std::uint64_t h = NextRandom(state);
+      const auto fp = static_cast<std::uint8_t>(h % 255 + 1);
+      const std::uint64_t slot = RedisCuckooSlotOffset(h, n, b) + NextRandom(state) % b;
+      const std::uint64_t bucket = slot / b;  // what compaction takes for the item's bucket
+      for (const std::uint64_t older : {std::uint64_t{1} << 20, std::uint64_t{1} << 33}) {
+        const bool right = RedisCuckooSlotOffset(bucket, older, b) == RedisCuckooSlotOffset(h, older, b) &&
+                           RedisCuckooSlotOffset(RedisCuckooAltHash(fp, bucket), older, b) ==
+                               RedisCuckooSlotOffset(RedisCuckooAltHash(fp, h), older, b);
+        all_right = all_right && right;
+      }
+    }
+    EXPECT_EQ(all_right, RedisCuckooSlotsTellBuckets(n, b)) << b;
   }
 }
 
