@@ -746,6 +746,11 @@ Result<CuckooFilter> CuckooFilter::Deserialize(const FileHeader& h, ByteSource p
                      .max_filters = static_cast<std::uint32_t>(max_filters),
                      .max_memory_bytes = options.max_memory_bytes};
   filter.num_deletes_ = h.params[5];
+  try {
+    filter.filters_.reserve(static_cast<std::size_t>(num_filters));  // else each append moves every table
+  } catch (const std::bad_alloc&) {
+    return MakeError(ErrorCode::kTooLarge, "out of memory for a list of ", num_filters, " sub-filters");
+  }
 
   // Each sub-filter's header is checked before its slots are allocated; the slots are
   // then read straight into the table. The payload's length (checked against the

@@ -673,6 +673,7 @@ namespace {
 
 // Every bucket offset comes from the one function, on every path (redisbloom_cuckoo.h).
 using internal::RedisCuckooAltHash;
+using internal::RedisCuckooFilterBuckets;
 using internal::RedisCuckooSlotOffset;
 
 std::uint8_t* FindIn(std::uint8_t* bucket, std::uint32_t bucket_size, std::uint8_t fp) noexcept {
@@ -686,17 +687,6 @@ std::uint32_t CountIn(const std::uint8_t* bucket, std::uint32_t bucket_size, std
   std::uint32_t n = 0;
   for (std::uint32_t i = 0; i < bucket_size; ++i) n += bucket[i] == fp ? 1U : 0U;
   return n;
-}
-
-// Buckets of sub-filter `index`: num_buckets * expansion^index, false past 2^56 - 1.
-bool FilterBuckets(std::uint64_t num_buckets, std::uint32_t expansion, std::uint64_t index, std::uint64_t* out) {
-  std::uint64_t growth = 1;
-  for (std::uint64_t i = 0; i < index; ++i) {
-    if (!internal::CheckedMul(growth, expansion, &growth) || growth > kRedisCuckooMaxBuckets) return false;
-  }
-  if (growth == 0 || growth > kRedisCuckooMaxBuckets / num_buckets) return false;
-  *out = num_buckets * growth;
-  return true;
 }
 
 }  // namespace
@@ -748,7 +738,7 @@ Status RedisCuckooFilter::Grow() {
                      kRedisCuckooMaxFilters, ")");
   }
   std::uint64_t buckets = 0;
-  if (!FilterBuckets(num_buckets_, expansion_, filters_.size(), &buckets)) {
+  if (!RedisCuckooFilterBuckets(num_buckets_, expansion_, filters_.size(), &buckets)) {
     return MakeError(ErrorCode::kTooLarge, "sub-filter ", filters_.size(), " would have more than 2^56 buckets");
   }
   std::uint64_t bytes = 0;
@@ -795,7 +785,7 @@ Result<RedisCuckooFilter> RedisCuckooFilter::FromParams(const RedisCuckooParams&
   for (std::uint64_t i = 0; i < p.num_filters; ++i) {
     std::uint64_t buckets = 0;
     std::uint64_t bytes = 0;
-    if (!FilterBuckets(p.num_buckets, p.expansion, i, &buckets) ||
+    if (!RedisCuckooFilterBuckets(p.num_buckets, p.expansion, i, &buckets) ||
         !internal::CheckedMul(buckets, p.bucket_size, &bytes) || !internal::CheckedAdd(total, bytes, &total) ||
         total > options.max_memory_bytes) {
       return MakeError(ErrorCode::kTooLarge, p.num_filters, " sub-filters of ", p.num_buckets, " buckets of ",
@@ -820,7 +810,7 @@ Result<RedisCuckooFilter> RedisCuckooFilter::FromParams(const RedisCuckooParams&
   f.filters_.reserve(static_cast<std::size_t>(p.num_filters));
   for (std::uint64_t i = 0; i < p.num_filters; ++i) {
     std::uint64_t buckets = 0;
-    (void)FilterBuckets(p.num_buckets, p.expansion, i, &buckets);
+    (void)RedisCuckooFilterBuckets(p.num_buckets, p.expansion, i, &buckets);
     SubFilter sub{buckets, WordArray::Allocate(WordsFor(buckets * p.bucket_size))};
     if (!sub.data.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory for sub-filter ", i);
     f.filters_.push_back(std::move(sub));

@@ -610,6 +610,9 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(const FileHeader& h
   std::uint64_t total_count = 0;
   std::uint64_t total_capacity = 0;
   std::uint64_t memory_left = options.max_memory_bytes;
+  auto first = StageTarget(o, 0);
+  if (!first.ok()) return Error(ErrorCode::kParameterMismatch, first.error().message());
+  StageInfo target = first.value();
   for (std::uint32_t i = 0; i < num_stages; ++i) {
     // The stage's own header says how long it is; check that before reading it. A
     // stage that is inconsistent after the outer checksum passed was crafted: its
@@ -663,12 +666,17 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(const FileHeader& h
     if (internal::LoadLE<std::uint64_t>(sum.data()) != XXH3_64bits_digest(&state)) {
       return nested(MakeError(ErrorCode::kChecksumMismatch, "checksum mismatch (file is corrupt or truncated)"));
     }
-    auto target = StageTarget(o, i);
-    if (!target.ok()) return Error(ErrorCode::kParameterMismatch, target.error().message());
-    if (stage->capacity() != target->capacity || stage->fp_rate() != target->fp_rate) {
+    // Stage i's target from stage i - 1's, by the multiplications StageTarget makes: a
+    // call per stage would repeat them from stage 0, quadratic in the stages announced.
+    if (i > 0 && !internal::CheckedMul(target.capacity, o.growth, &target.capacity)) {
+      return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " of a scalable filter with initial capacity ",
+                       o.initial_capacity, " and growth ", o.growth, " would hold more than 2^64 keys");
+    }
+    if (i > 0) target.fp_rate *= o.tightening;
+    if (stage->capacity() != target.capacity || stage->fp_rate() != target.fp_rate) {
       return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " has capacity ", stage->capacity(),
-                       " and error rate ", stage->fp_rate(), ", the options give ", target->capacity, " and ",
-                       target->fp_rate);
+                       " and error rate ", stage->fp_rate(), ", the options give ", target.capacity, " and ",
+                       target.fp_rate);
     }
     const std::uint64_t padded = AlignUp64(stage_bytes);
     std::array<std::byte, 64> padding{};

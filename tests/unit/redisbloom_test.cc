@@ -644,5 +644,69 @@ TEST(RedisCuckooIndex, CompactionMovesOnlyWhereSlotsTellBuckets) {
   }
 }
 
+// The sizes of sub-filter i cost the same for every i: a 38-byte header announcing
+// 65535 sub-filters was checked in 2^31 steps (6 to 9 seconds in a Redis server). A
+// call for index 2^62 returns at once (a loop to it would never end). The expansions
+// pass through a volatile, as a header's do: a constant 1 lets the compiler drop a loop.
+TEST(RedisCuckooIndex, SubFilterSizesTakeConstantTime) {
+  auto RedisCuckooFilterBuckets = [](std::uint64_t num_buckets, std::uint32_t expansion, std::uint64_t index,
+                                     std::uint64_t* out) {
+    volatile std::uint32_t opaque = expansion;
+    return internal::RedisCuckooFilterBuckets(num_buckets, opaque, index, out);
+  };
+  std::uint64_t out = 0;
+  ASSERT_TRUE(RedisCuckooFilterBuckets(1, 1, std::uint64_t{1} << 62, &out));
+  EXPECT_EQ(out, 1U);
+  ASSERT_TRUE(RedisCuckooFilterBuckets(8, 1, ~std::uint64_t{0}, &out));
+  EXPECT_EQ(out, 8U);
+  ASSERT_TRUE(RedisCuckooFilterBuckets(1, 0, 0, &out));
+  EXPECT_EQ(out, 1U);
+  EXPECT_FALSE(RedisCuckooFilterBuckets(1, 0, 1, &out));
+  EXPECT_FALSE(RedisCuckooFilterBuckets(1, 0, std::uint64_t{1} << 62, &out));
+  ASSERT_TRUE(RedisCuckooFilterBuckets(1, 2, 55, &out));
+  EXPECT_EQ(out, std::uint64_t{1} << 55);
+  EXPECT_FALSE(RedisCuckooFilterBuckets(1, 2, 56, &out));  // 2^56 > 2^56 - 1
+  EXPECT_FALSE(RedisCuckooFilterBuckets(1, 2, std::uint64_t{1} << 62, &out));
+  ASSERT_TRUE(RedisCuckooFilterBuckets(4, 32768, 3, &out));
+  EXPECT_EQ(out, std::uint64_t{1} << 47);
+  EXPECT_FALSE(RedisCuckooFilterBuckets(4, 32768, 4, &out));
+  EXPECT_FALSE(RedisCuckooFilterBuckets(kRedisCuckooMaxBuckets, 2, 1, &out));
+}
+
+// struct.pack("<QQQQHHH", 0, 1, 0, 65535, 1, 20, 1): 65535 sub-filters of one slot. It
+// is a valid filter of 65535 bytes, so it loads (by header chunk and by DUMP payload),
+// and a limit below its bytes refuses it.
+TEST(RedisCuckooCodec, HeaderOf65535OneSlotSubFiltersLoads) {
+  std::vector<std::byte> head(38);
+  const std::uint64_t fields[] = {0, 1, 0, 65535};
+  for (std::size_t i = 0; i < 4; ++i) {
+    for (std::size_t j = 0; j < 8; ++j) head[8 * i + j] = static_cast<std::byte>((fields[i] >> (8 * j)) & 0xff);
+  }
+  head[32] = std::byte{1};
+  head[34] = std::byte{20};
+  head[36] = std::byte{1};
+  auto f = RedisCuckooFromHeaderChunk(head);
+  ASSERT_TRUE(f.ok()) << f.error().message();
+  EXPECT_EQ(f->num_filters(), 65535U);
+  EXPECT_EQ(f->capacity(), 65535U);
+  EXPECT_EQ(f->filter_buckets(65534), 1U);
+  EXPECT_TRUE(EncodeRedisCuckooHeaderChunk(f.value()) == head);
+
+  DumpPayloadWriter w(kRedisCuckooTypeName, kRedisCuckooEncodingVersion);
+  SaveRedisCuckooRdb(w, f.value());
+  const std::vector<std::byte> dump = std::move(w).Finish();
+  auto g = DecodeRedisCuckooDump(dump);
+  ASSERT_TRUE(g.ok()) << g.error().message();
+  EXPECT_TRUE(g.value() == f.value());
+
+  // Header 38 + 65535 slots, padded to 8: 65576 bytes in bloomkit's file format.
+  EXPECT_TRUE(RedisCuckooFromHeaderChunk(head, {.max_memory_bytes = 65576}).ok());
+  EXPECT_EQ(RedisCuckooFromHeaderChunk(head, {.max_memory_bytes = 65575}).error().code(), ErrorCode::kTooLarge);
+  EXPECT_EQ(DecodeRedisCuckooDump(dump, {.max_memory_bytes = 65534}).error().code(), ErrorCode::kTooLarge);
+  // With expansion 2, sub-filter 56 would pass 2^56 buckets: refused at once.
+  head[36] = std::byte{2};
+  EXPECT_EQ(RedisCuckooFromHeaderChunk(head).error().code(), ErrorCode::kTooLarge);
+}
+
 }  // namespace
 }  // namespace bloomkit

@@ -4,8 +4,12 @@
 // free-slot insert, the eviction chain and its rollback, delete, and compaction's moves.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
+
+#include "bloomkit/redisbloom.h"
+#include "internal/codec.h"
 
 namespace bloomkit::internal {
 
@@ -38,6 +42,23 @@ constexpr std::uint64_t RedisCuckooSlotOffset(std::uint64_t hash, std::uint64_t 
 // bucket sizes a wrapped bucket straddles two positional ones.
 constexpr bool RedisCuckooSlotsTellBuckets(std::uint64_t num_buckets, std::uint32_t bucket_size) noexcept {
   return num_buckets <= (std::uint64_t{1} << 32) / bucket_size || std::has_single_bit(bucket_size);
+}
+
+// Buckets of sub-filter `index`: num_buckets * expansion^index, false past 2^56 - 1.
+// In constant time, whatever `index`: loaders check a header's sub-filters one by one,
+// and a loop up to `index` made a header announcing 65535 sub-filters cost 2^31 steps.
+[[nodiscard]] inline bool RedisCuckooFilterBuckets(std::uint64_t num_buckets, std::uint32_t expansion,
+                                                   std::uint64_t index, std::uint64_t* out) noexcept {
+  std::uint64_t growth = 1;
+  if (expansion != 1) {
+    // Expansion 0 gives 0 from index 1 on; from expansion 2 on, 57 steps pass 2^56.
+    for (std::uint64_t i = 0; i < std::min<std::uint64_t>(index, 57); ++i) {
+      if (!CheckedMul(growth, expansion, &growth) || growth > kRedisCuckooMaxBuckets) return false;
+    }
+  }
+  if (growth == 0 || num_buckets == 0 || growth > kRedisCuckooMaxBuckets / num_buckets) return false;
+  *out = num_buckets * growth;
+  return true;
 }
 
 }  // namespace bloomkit::internal
