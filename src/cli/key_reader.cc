@@ -10,6 +10,7 @@
 #include <zstd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -56,7 +57,8 @@ void AddKeyInputOptions(CLI::App& app, KeyInputOptions& options) {
   app.add_flag("--no-progress", options.no_progress, "never draw the progress line on stderr");
 }
 
-KeyReader::KeyReader(const std::vector<std::string>& inputs, KeyFormat format) : format_(format) {
+KeyReader::KeyReader(const std::vector<std::string>& inputs, KeyFormat format, std::size_t max_key_bytes)
+    : format_(format), max_key_bytes_(max_key_bytes), max_buffer_bytes_(max_key_bytes + 2) {
   std::vector<std::string> names = inputs;
   if (names.empty()) names.emplace_back("-");
   bool all_regular = true;
@@ -86,7 +88,7 @@ KeyReader::KeyReader(const std::vector<std::string>& inputs, KeyFormat format) :
     inputs_.push_back(std::move(in));
   }
   total_bytes_ = all_regular ? total : 0;
-  buffer_.resize(kBufferBytes);
+  buffer_.resize(std::min(kBufferBytes, max_buffer_bytes_));
 }
 
 KeyReader::~KeyReader() {
@@ -254,14 +256,14 @@ bool KeyReader::Fill() {
   if (begin_ > 0) {
     std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
     end_ -= begin_;
+    scanned_ = scanned_ > begin_ ? scanned_ - begin_ : 0;
     begin_ = 0;
   }
   if (end_ == buffer_.size()) {
-    if (buffer_.size() >= kMaxKeyBytes) {
-      Fail(kExitData, fmt::format("{}: a key is longer than the maximum of {} bytes (is this the right file?)",
-                                  inputs_[current_].name, kMaxKeyBytes));
-    }
-    buffer_.resize(buffer_.size() * 2);
+    // The buffer holds one record without its separator. At max_buffer_bytes_ that is
+    // a key of at least max_key_bytes_ + 1 bytes, even if its last byte is a '\r'.
+    if (buffer_.size() >= max_buffer_bytes_) KeyTooLong();
+    buffer_.resize(std::min(buffer_.size() * 2, max_buffer_bytes_));
   }
   const std::size_t got = ReadDecoded(buffer_.data() + end_, buffer_.size() - end_);
   if (got == 0) return false;
@@ -272,9 +274,15 @@ bool KeyReader::Fill() {
   return true;
 }
 
+void KeyReader::KeyTooLong() const {
+  Fail(kExitData, fmt::format("{}: a key is longer than the maximum of {} bytes (is this the right file?)",
+                              inputs_[current_].name, max_key_bytes_));
+}
+
 void KeyReader::Emit(std::vector<std::string_view>& keys, const char* start, std::size_t length) {
   if (!format_.keep_cr && format_.separator == '\n' && length > 0 && start[length - 1] == '\r') --length;
   if (length == 0) return;
+  if (length > max_key_bytes_) KeyTooLong();
   keys.emplace_back(start, length);
   ++keys_read_;
 }
@@ -288,7 +296,10 @@ void KeyReader::SplitWords(std::vector<std::string_view>& keys) {
   const std::uint64_t pattern = 0x0101010101010101ULL * static_cast<unsigned char>(format_.separator);
   const char* base = buffer_.data();
   std::size_t record = begin_;
-  for (std::size_t at = begin_; at + 8 <= end_ && keys.size() < kMaxBatchKeys; at += 8) {
+  // The words of a partial record searched before hold no separator: not again, or a
+  // long key arriving in 64 KiB pipe reads would be searched once per read.
+  const std::size_t start = scanned_ > begin_ ? begin_ + ((scanned_ - begin_) & ~std::size_t{7}) : begin_;
+  for (std::size_t at = start; at + 8 <= end_ && keys.size() < kMaxBatchKeys; at += 8) {
     std::uint64_t word = 0;
     std::memcpy(&word, base + at, 8);
     const std::uint64_t x = word ^ pattern;
@@ -318,7 +329,8 @@ bool KeyReader::NextBatch(std::vector<std::string_view>& keys) {
     // The rest of [begin_, end_): the last bytes, a final record without terminator.
     while (keys.size() < kMaxBatchKeys && begin_ < end_) {
       const char* start = buffer_.data() + begin_;
-      const auto* stop = static_cast<const char*>(std::memchr(start, format_.separator, end_ - begin_));
+      const std::size_t from = std::max(begin_, scanned_);
+      const auto* stop = static_cast<const char*>(std::memchr(buffer_.data() + from, format_.separator, end_ - from));
       std::size_t length = 0;
       if (stop != nullptr) {
         length = static_cast<std::size_t>(stop - start);
@@ -327,6 +339,7 @@ bool KeyReader::NextBatch(std::vector<std::string_view>& keys) {
         length = end_ - begin_;
         begin_ = end_;
       } else {
+        scanned_ = end_;
         break;  // partial record: read more first
       }
       Emit(keys, start, length);
@@ -337,7 +350,7 @@ bool KeyReader::NextBatch(std::vector<std::string_view>& keys) {
       if (inputs_[current_].owned) ::close(inputs_[current_].fd);
       inputs_[current_].owned = false;
       ++current_;
-      begin_ = end_ = 0;
+      begin_ = end_ = scanned_ = 0;
       eof_ = false;
       ResetDecoder();
       continue;

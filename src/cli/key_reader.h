@@ -14,7 +14,8 @@
 //  - line mode only: one trailing '\r' is dropped, so CRLF files give the same keys
 //    as LF files (--keep-cr keeps it).
 //  - empty records are skipped (a blank line is not a key).
-//  - a key may hold any other byte; keys longer than kMaxKeyBytes are an error.
+//  - a key may hold any other byte; a key of up to kMaxKeyBytes bytes (after the '\r'
+//    is dropped) is read, a longer one is an error, wherever it is in the input.
 #pragma once
 
 #include <cstddef>
@@ -55,8 +56,9 @@ class KeyReader {
   static constexpr std::size_t kMaxKeyBytes = std::size_t{64} << 20;
   static constexpr std::size_t kMaxBatchKeys = 4096;
 
-  // Throws CliError (exit 3) naming the file that cannot be opened.
-  KeyReader(const std::vector<std::string>& inputs, KeyFormat format);
+  // Throws CliError (exit 3) naming the file that cannot be opened. `max_key_bytes`
+  // (kMaxKeyBytes unless a test gives a smaller one) is the longest key accepted.
+  KeyReader(const std::vector<std::string>& inputs, KeyFormat format, std::size_t max_key_bytes = kMaxKeyBytes);
   ~KeyReader();
   KeyReader(const KeyReader&) = delete;
   KeyReader& operator=(const KeyReader&) = delete;
@@ -90,18 +92,24 @@ class KeyReader {
   void CheckText(std::size_t from) const;
   void ResetDecoder();
   // Appends [start, start + length) as a key (dropping a trailing '\r' in line mode,
-  // skipping empty records).
+  // skipping empty records); throws if the key is longer than max_key_bytes_.
   void Emit(std::vector<std::string_view>& keys, const char* start, std::size_t length);
+  [[noreturn]] void KeyTooLong() const;
   // Cuts the records whose separator lies in the whole 8-byte words of [begin_, end_).
   void SplitWords(std::vector<std::string_view>& keys);
 
   KeyFormat format_;
+  std::size_t max_key_bytes_;
+  // The largest the buffer grows: a longest key, a '\r' and the separator, so that a
+  // buffer full of one unterminated record holds a key over the limit.
+  std::size_t max_buffer_bytes_;
   std::vector<Input> inputs_;
   std::size_t current_ = 0;
   std::vector<char> buffer_;
-  std::size_t begin_ = 0;  // first unconsumed byte
-  std::size_t end_ = 0;    // one past the last valid byte
-  bool eof_ = false;       // the current input is exhausted
+  std::size_t begin_ = 0;    // first unconsumed byte
+  std::size_t end_ = 0;      // one past the last valid byte
+  std::size_t scanned_ = 0;  // [begin_, scanned_) holds no separator (searched already)
+  bool eof_ = false;         // the current input is exhausted
   std::uint64_t bytes_read_ = 0;
   std::uint64_t total_bytes_ = 0;
   std::uint64_t keys_read_ = 0;

@@ -2,14 +2,16 @@
 // libFuzzer target: the CLI's key reader (src/cli/key_reader.h), fed through pipes in
 // pieces so that records straddle read(2) calls.
 //
-// Input: a flags byte (bit 0: --null, bit 1: --keep-cr, bits 2-3: number of inputs - 1),
+// Input: a flags byte (bit 0: --null, bit 1: --keep-cr, bits 2-3: number of inputs - 1,
+// bits 4-7: n, the longest key is n * n bytes, or KeyReader::kMaxKeyBytes when n is 0),
 // a piece-size byte, then the bytes of the inputs separated by 0xff 0xfe.
 // Properties: no crash, hang or sanitizer report; the keys are exactly those of a plain
 // reference split by the record rules of key_reader.h (per input: split at the
 // separator, a final unterminated record counts, one trailing '\r' dropped in line
 // mode unless keep-cr, empty records skipped), in order; no batch exceeds its limit.
-// Binary input is refused (CliError) exactly when the reference says so: a NUL byte in
-// line mode, or an input that starts as an xz or bzip2 file. An input that starts with
+// Input is refused (CliError) exactly when the reference says so: a NUL byte in line
+// mode, an input that starts as an xz or bzip2 file, or a key (after its '\r' is
+// dropped) longer than the limit, a key of exactly the limit being accepted. An input that starts with
 // gzip or zstd magic bytes is decoded: it may give keys or an error, never a crash.
 #include <fcntl.h>
 #include <unistd.h>
@@ -51,7 +53,9 @@ bool Refused(const std::vector<std::string_view>& inputs, bloomkit::cli::KeyForm
   return false;
 }
 
-std::vector<std::string> Reference(const std::vector<std::string_view>& inputs, bloomkit::cli::KeyFormat format) {
+std::vector<std::string> Reference(const std::vector<std::string_view>& inputs, bloomkit::cli::KeyFormat format,
+                                   std::size_t max_key_bytes, bool* too_long) {
+  *too_long = false;
   std::vector<std::string> keys;
   for (const std::string_view input : inputs) {
     std::size_t begin = 0;
@@ -61,6 +65,7 @@ std::vector<std::string> Reference(const std::vector<std::string_view>& inputs, 
       if (!terminated) end = input.size();
       std::string_view key = input.substr(begin, end - begin);
       if (!format.keep_cr && format.separator == '\n' && key.ends_with('\r')) key.remove_suffix(1);
+      if (key.size() > max_key_bytes) *too_long = true;
       if (!key.empty()) keys.emplace_back(key);
       begin = terminated ? end + 1 : end;
     }
@@ -107,6 +112,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t piece = std::size_t{in.Byte()} + 1;
   const bloomkit::cli::KeyFormat format{(flags & 1U) != 0 ? '\0' : '\n', (flags & 2U) != 0};
   const std::size_t max_inputs = ((flags >> 2) & 3U) + 1;
+  const std::size_t root = flags >> 4;
+  const std::size_t max_key_bytes = root == 0 ? bloomkit::cli::KeyReader::kMaxKeyBytes : root * root;
   const std::string_view rest = in.Rest();
   std::vector<std::string_view> inputs;
   std::size_t begin = 0;
@@ -128,11 +135,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static_cast<void>(kSigpipeIgnored);
   bool any_compressed = false;
   for (const std::string_view input : inputs) any_compressed = any_compressed || Compressed(input);
-  const bool refused = Refused(inputs, format);
+  bool too_long = false;
+  const std::vector<std::string> expected = Reference(inputs, format, max_key_bytes, &too_long);
+  const bool refused = Refused(inputs, format) || too_long;
   std::vector<std::string> got;
   bool failed = false;
   try {
-    bloomkit::cli::KeyReader reader(names, format);
+    bloomkit::cli::KeyReader reader(names, format, max_key_bytes);
     std::vector<std::string_view> batch;
     while (reader.NextBatch(batch)) {
       BLOOMKIT_FUZZ_CHECK(!batch.empty() && batch.size() <= bloomkit::cli::KeyReader::kMaxBatchKeys);
@@ -145,6 +154,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (any_compressed) return 0;
   BLOOMKIT_FUZZ_CHECK(failed == refused);
-  if (!failed) BLOOMKIT_FUZZ_CHECK(got == Reference(inputs, format));
+  if (!failed) BLOOMKIT_FUZZ_CHECK(got == expected);
   return 0;
 }

@@ -295,6 +295,10 @@ int WriteCliKeys(const fs::path& dir) {
       {"zstd_lines", std::string("\x00\x0c", 2) + Zstd(lines)},
       {"binary_nul_line_mode", std::string("\x00\x03", 2) + std::string("a\nb\0c\nd\n", 8)},
       {"nul_mode_then_gzip_magic", std::string("\x05\x04", 2) + std::string("a\0b\0\xff\xfe\x1f\x8bjunk", 12)},
+      // Keys at and over a 4-byte limit (flags bits 4-7 = 2): accepted up to exactly 4
+      // bytes (after a dropped '\r', and as a last unterminated record), refused past it.
+      {"key_at_limit", std::string("\x20\x01", 2) + "abcd\nwxyz\r\nefgh"},
+      {"key_over_limit", std::string("\x21\x02", 2) + std::string("abcd\0abcde", 10)},
   };
   int failures = 0;
   for (const auto& [name, bytes] : seeds) failures += WriteBytes(dir / name, bytes);

@@ -595,6 +595,47 @@ class BadInputTest(CliTestCase):
         self.assertDataError([z], "s.z: checksum mismatch")
 
 
+class KeyLimitTest(CliTestCase):
+    """Keys of up to 64 MiB are read, longer ones refused, in every record form: a key of
+    exactly 67,108,864 bytes was refused as "longer than the maximum of 67108864 bytes"."""
+
+    LIMIT = 64 * 1024 * 1024
+
+    def test_a_key_of_exactly_the_limit_is_read_and_one_byte_more_is_refused(self):
+        bf = self.path("s.bf")
+        run("create", bf, "--capacity", 1000, "--fp-rate", 1e-9, check=EXIT_OK)
+        key = b"x" * self.LIMIT
+        # (name, options, input bytes, keys it holds or None if refused)
+        # The forms that reach each edge of the reader: the buffer must hold the key, a
+        # '\r' and the separator; a last record without one; a '\r' kept as key bytes.
+        # (One byte more mid-input: FailedInputTest, BadInputTest.test_key_over_the_limit.)
+        cases = [
+            ("line, mid-input, CRLF", [], b"a\n" + key + b"\r\nb\n", 3),
+            ("null, last record unterminated", ["--null"], b"a\0" + key, 2),
+            ("keep-cr, unterminated, the CR counted", ["--keep-cr"], key[1:] + b"\r", 1),
+            ("keep-cr, the CR makes it one byte more", ["--keep-cr"], key + b"\r\n", None),
+        ]
+        added = []
+        for name, options, data, keys in cases:
+            with self.subTest(name):
+                with open(self.path("keys.in"), "wb") as f:
+                    f.write(data)
+                before = read_bytes(bf)
+                code, out, err = run("add", bf, self.path("keys.in"), "--json", "--no-progress", *options)
+                if keys is None:
+                    self.assertEqual(code, EXIT_DATA)
+                    self.assertOneLineError(err, "keys.in: a key is longer than the maximum of 67108864 bytes")
+                    self.assertEqual(read_bytes(bf), before)
+                else:
+                    self.assertEqual(code, EXIT_OK, err)
+                    summary = json.loads(out)
+                    self.assertEqual(summary["read"], keys)
+                    added.append(summary["added"])
+        # a, the 64 MiB key and b are new (the rate is 1e-9); then a and that key again;
+        # then a new key of 64 MiB - 1 bytes and a kept '\r'.
+        self.assertEqual(added, [3, 0, 1])
+
+
 class CompressTest(CliTestCase):
     def test_round_trip(self):
         bf, z, back = self.path("s.bf"), self.path("s.z"), self.path("back.bf")
