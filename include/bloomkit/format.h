@@ -82,6 +82,9 @@ Result<std::vector<std::byte>> ReadFileBytes(const std::filesystem::path& path,
 // successful save, temporaries of the same target left by saves whose process died
 // (their names carry its pid) are removed.
 Status WriteFileAtomically(const std::filesystem::path& path, std::span<const std::byte> bytes);
+// The same, calling `before_commit` (if set) before the rename, as SaveOptions::before_commit.
+Status WriteFileAtomically(const std::filesystem::path& path, std::span<const std::byte> bytes,
+                           const std::function<Status(std::uint64_t)>& before_commit);
 
 // Saves, as WriteFileAtomically, the file that `serialize_to` (a filter's SerializeTo)
 // streams, without a buffer of the file's size: a raw file goes from the filter's
@@ -209,7 +212,7 @@ Status SaveFile(const Filter& filter, const std::filesystem::path& path, const S
         path, [&filter](ByteSink sink) { return filter.SerializeTo(sink); }, options);
   } else {
     const std::vector<std::byte> bytes = filter.Serialize(options);
-    return WriteFileAtomically(path, bytes);
+    return WriteFileAtomically(path, bytes, options.before_commit);
   }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 
 #include "bloomkit/result.h"
@@ -70,6 +71,12 @@ struct SaveOptions {
   // a compressed file can't be memory-mapped.
   bool compress = false;
   int compression_level = 3;
+  // Saves to a file (SaveFile, WriteFileAtomically) only: called with the new file's
+  // size once its bytes are written and synced, just before the rename that puts them
+  // under the name. An error from it cancels the save: the temporary file is removed,
+  // the old file keeps its bytes, and the error is returned. What a caller must have
+  // done before the file may change goes here (the CLI flushes its output).
+  std::function<Status(std::uint64_t file_bytes)> before_commit = nullptr;
 };
 
 struct LoadOptions {

@@ -404,7 +404,9 @@ Status WriteCompressed(int fd, const std::function<bool(ByteSink)>& serialize_to
 
 // The atomic replace of WriteFileAtomically, with the bytes written by `write` into the
 // temporary's descriptor (positioned at 0); it returns errno's text on failure.
-Status WriteAtomically(const std::filesystem::path& path, const std::function<Status(int fd)>& write) {
+// `before_commit` (SaveOptions::before_commit) runs between the sync and the rename.
+Status WriteAtomically(const std::filesystem::path& path, const std::function<Status(int fd)>& write,
+                       const std::function<Status(std::uint64_t)>& before_commit) {
   // Through a symlink, the file to replace is the link's target: the temporary goes
   // beside it (same file system, so the rename is atomic) and the link stays a link.
   auto resolved = ResolveSymlinks(path);
@@ -455,9 +457,17 @@ Status WriteAtomically(const std::filesystem::path& path, const std::function<St
     if (::fchmod(fd.get(), old.st_mode & 07777) != 0) return fail("chmod failed");
   }
   if (::fsync(fd.get()) != 0) return fail("fsync failed");
+  struct stat written {};
+  if (before_commit && ::fstat(fd.get(), &written) != 0) return fail("cannot stat");
   if (::close(fd.release()) != 0) {  // a failed close is reported: it may be a lost write
     ::unlink(tmp.c_str());
     return MakeError(ErrorCode::kIoError, "close failed: ", ErrnoText());
+  }
+  if (before_commit) {
+    if (Status ready = before_commit(static_cast<std::uint64_t>(written.st_size)); !ready.ok()) {
+      ::unlink(tmp.c_str());
+      return ready;
+    }
   }
   if (::rename(tmp.c_str(), target.c_str()) != 0) {
     const std::string why = ErrnoText();
@@ -472,12 +482,18 @@ Status WriteAtomically(const std::filesystem::path& path, const std::function<St
 }
 
 Status WriteFileAtomically(const std::filesystem::path& path, std::span<const std::byte> bytes) {
-  return WriteAtomically(path, [bytes](int fd) { return WriteAll(fd, bytes); });
+  return WriteFileAtomically(path, bytes, nullptr);
+}
+
+Status WriteFileAtomically(const std::filesystem::path& path, std::span<const std::byte> bytes,
+                           const std::function<Status(std::uint64_t)>& before_commit) {
+  const auto write = [bytes](int fd) { return WriteAll(fd, bytes); };
+  return WriteAtomically(path, write, before_commit);
 }
 
 Status SaveStreamed(const std::filesystem::path& path, const std::function<bool(ByteSink)>& serialize_to,
                     const SaveOptions& options) {
-  return WriteAtomically(path, [&](int fd) -> Status {
+  const auto write = [&](int fd) -> Status {
     if (options.compress) {
       bool shrank = false;
       if (Status st = WriteCompressed(fd, serialize_to, options.compression_level, &shrank); !st.ok()) return st;
@@ -488,7 +504,8 @@ Status SaveStreamed(const std::filesystem::path& path, const std::function<bool(
       }
     }
     return WriteRaw(fd, serialize_to);
-  });
+  };
+  return WriteAtomically(path, write, options.before_commit);
 }
 
 // ---------------------------------------------------------------------------------

@@ -395,6 +395,44 @@ TEST(FileTest, FailedWriteKeepsTheOldFile) {
   EXPECT_EQ(Listing(dir.path()), (std::vector<std::string>{"f.bkf"})) << "temporary file left behind";
 }
 
+// SaveOptions::before_commit runs once the new file is written, with its size, before
+// the rename: an error from it cancels the save (old bytes kept, no temporary left); a
+// success lets the save complete. Raw and compressed, streamed and not.
+TEST(FileTest, BeforeCommitRunsBeforeTheRenameAndItsErrorCancelsTheSave) {
+  TempDir dir;
+  const fs::path path = dir / "f.bkf";
+  const BloomFilter f = SampleFilter(100'000, 1000);
+  for (const bool compress : {false, true}) {
+    WriteAll(path, "old contents");
+    std::uint64_t seen = 0;
+    SaveOptions options{.compress = compress};
+    options.before_commit = [&](std::uint64_t file_bytes) -> Status {
+      seen = file_bytes;
+      const Bytes now = ReadAll(path);
+      EXPECT_EQ(std::string(reinterpret_cast<const char*>(now.data()), now.size()), "old contents");
+      return Error(ErrorCode::kIoError, "output failed");
+    };
+    const Status st = SaveFile(f, path, options);
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.error().message(), "output failed");
+    EXPECT_EQ(Listing(dir.path()), (std::vector<std::string>{"f.bkf"})) << "temporary file left behind";
+    EXPECT_EQ(ReadAll(path).size(), 12U);
+    options.before_commit = [&](std::uint64_t file_bytes) -> Status {
+      EXPECT_EQ(file_bytes, seen);
+      return {};
+    };
+    ASSERT_TRUE(SaveFile(f, path, options).ok());
+    EXPECT_EQ(fs::file_size(path), seen);
+    EXPECT_EQ(f.Serialize(SaveOptions{.compress = compress}).size(), seen);
+  }
+  // The non-streamed path (WriteFileAtomically) honours it too.
+  const Bytes bytes(100, std::byte{7});
+  const Status st = WriteFileAtomically(
+      path, bytes, [](std::uint64_t n) { return n == 100 ? Status(Error(ErrorCode::kIoError, "no")) : Status(); });
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(ReadAll(path).size(), 100U);
+}
+
 // A rename that fails (the target is a directory) removes the temporary file and
 // leaves the target alone.
 // A save never replaces what is not a regular file; it refuses before creating its
