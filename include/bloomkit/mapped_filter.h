@@ -32,7 +32,10 @@
 //    with zero pages and marks the view truncated(); from then on every query of the
 //    view answers true ("may be present": never a false negative). Faults outside views
 //    go to the handler installed before. Up to kMaxGuardedViews views are guarded at once;
-//    Open fails with kUnsupported past that, rather than leave one unguarded.
+//    Open fails with kUnsupported past that, rather than leave one unguarded. A read
+//    that fails within the file (a hole of a sparse file on a full tmpfs, an I/O error)
+//    raises the same SIGBUS and is handled the same way; FaultStatus() tells the two
+//    apart. The view keeps the file open for that (one descriptor per view).
 //  - Thread safety: every method is const and may run concurrently.
 #pragma once
 
@@ -87,8 +90,16 @@ class MappedFilter {
   [[nodiscard]] FilterKind kind() const noexcept { return header().kind; }
   // Bytes of the file mapped (the whole file).
   [[nodiscard]] std::uint64_t file_bytes() const noexcept;
-  // True once the file shrank under the view (see the contract above).
+  // True once the view lost the file's pages: the file shrank under it (see the contract
+  // above), or a page of it could not be read (SIGBUS alike; see FaultStatus).
   [[nodiscard]] bool truncated() const noexcept;
+  // OK while !truncated(); then why: kTruncated "the file shrank while it was mapped
+  // (from N to M bytes)" when the file is now shorter than the view, else kIoError "a
+  // page of the file could not be read through the mapping ...": a read fault while the
+  // file kept its size, e.g. a hole of a sparse file on a full tmpfs, which cannot
+  // back the page (ENOSPC), or a disk's I/O error. Reading such a file with read()
+  // (LoadFile) may still work: holes read as zeros without taking space.
+  [[nodiscard]] Status FaultStatus() const;
 
   // The filter over the mapped words, for its accessors (num_bits, FillRatio, ...): a
   // const filter whose words are the file's. Copying it makes an ordinary owned filter.

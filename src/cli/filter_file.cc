@@ -56,12 +56,25 @@ FilterSummary ReadFilter::Summary() const {
   return mapped ? SummarizeMapped(*mapped) : loaded->filter.Summary();
 }
 
-void ReadFilter::CheckIntact(const std::string& path) const {
-  if (mapped && mapped->truncated()) {
+bool ReadFilter::CheckIntact(const std::string& path, const GlobalOptions& global) {
+  if (!mapped || !mapped->truncated()) return false;
+  const Status fault = mapped->FaultStatus();
+  if (fault.ok() || fault.error().code() == ErrorCode::kTruncated) {
     Fail(kExitData, fmt::format("{}: the file shrank while it was mapped (truncated by another program); its answers "
                                 "since then are unknown",
                                 path));
   }
+  // A read fault within the file: read() may still work (holes read as zeros).
+  std::fprintf(stderr, "bloomkit: warning: %s: %s; reading the file instead of mapping it\n", path.c_str(),
+               fault.error().message().c_str());
+  mapped.reset();
+  try {
+    loaded.emplace(LoadFilter(path, global));
+  } catch (const CliError& e) {
+    Fail(kExitData,
+         fmt::format("{}: {}; reading the file instead failed: {}", path, fault.error().message(), e.what()));
+  }
+  return true;
 }
 
 ReadFilter OpenForReading(const std::string& path, const GlobalOptions& global, bool map) {

@@ -36,9 +36,13 @@ struct ReadFilter {
   [[nodiscard]] std::uint64_t file_bytes() const { return mapped ? mapped->file_bytes() : loaded->file_bytes; }
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const;
   [[nodiscard]] FilterSummary Summary() const;
-  // Exit 3 "FILE: the file shrank while it was mapped ..." once another program
-  // truncated the mapped file (MappedFilter::truncated()).
-  void CheckIntact(const std::string& path) const;
+  // After reading through a view: exit 3 "FILE: the file shrank while it was mapped
+  // ..." once another program truncated the mapped file. When instead a page could not
+  // be read while the file kept its size (MappedFilter::FaultStatus: a hole of a sparse
+  // file on a full tmpfs), the view is dropped and the file loaded with read(), with a
+  // warning; returns true then, and the answers since the last check must be computed
+  // again.
+  bool CheckIntact(const std::string& path, const GlobalOptions& global);
 };
 
 // With `map`: MappedFilter::Open, falling back to LoadFilter for the files a view

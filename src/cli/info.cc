@@ -92,9 +92,9 @@ std::string InfoText(const std::string& file, const ReadFilter& f, const FilterS
 }
 
 int RunInfo(const InfoOptions& o, const GlobalOptions& global) {
-  const ReadFilter filter = OpenForReading(o.file, global, o.mmap);
-  const FilterSummary s = filter.Summary();
-  filter.CheckIntact(o.file);
+  ReadFilter filter = OpenForReading(o.file, global, o.mmap);
+  FilterSummary s = filter.Summary();
+  if (filter.CheckIntact(o.file, global)) s = filter.Summary();
   Output out;
   out.Append(o.json ? InfoJson(o.file, filter, s) : InfoText(o.file, filter, s));
   out.Flush();

@@ -29,7 +29,7 @@ struct QueryOptions {
 
 int RunQuery(const QueryOptions& o, const GlobalOptions& global) {
   RequireFilterFile(o.file, false);
-  const ReadFilter filter = OpenForReading(o.file, global, o.mmap);
+  ReadFilter filter = OpenForReading(o.file, global, o.mmap);
   KeyReader reader(o.input.inputs, o.input.format());
   Progress progress(o.file, reader.total_bytes(), !o.input.no_progress);
   const bool show_present = o.print != "absent";
@@ -43,8 +43,8 @@ int RunQuery(const QueryOptions& o, const GlobalOptions& global) {
   std::uint64_t selected = 0;  // keys --print selects (-c)
   while (reader.NextBatch(keys)) {
     const std::span<bool> result(found.get(), keys.size());
-    const std::size_t batch_present = filter.MayContainBatch(keys, result);
-    filter.CheckIntact(o.file);
+    std::size_t batch_present = filter.MayContainBatch(keys, result);
+    if (filter.CheckIntact(o.file, global)) batch_present = filter.MayContainBatch(keys, result);
     present += batch_present;
     // As grep -q: the answer is known at the first key that may be present.
     if (o.quiet && present > 0) break;

@@ -173,8 +173,8 @@ Result<FileHeader> HeaderForSize(std::span<const std::byte> head, std::uint64_t 
 }  // namespace
 
 struct MappedFilter::State {
-  State(void* base_in, std::size_t bytes_in, int slot_in, const FileHeader& header_in)
-      : base(base_in), bytes(bytes_in), slot(slot_in), header(header_in) {}
+  State(void* base_in, std::size_t bytes_in, int slot_in, const FileHeader& header_in, internal::UniqueFd file_in)
+      : base(base_in), bytes(bytes_in), slot(slot_in), header(header_in), file(std::move(file_in)) {}
   State(const State&) = delete;
   State& operator=(const State&) = delete;
   State(State&&) = delete;
@@ -188,6 +188,7 @@ struct MappedFilter::State {
   std::size_t bytes;
   int slot;
   FileHeader header;
+  internal::UniqueFd file;  // kept open to tell a truncation from a read fault (FaultStatus)
   std::optional<Variant> filter;
 };
 
@@ -208,6 +209,23 @@ const MappedFilter::Variant& MappedFilter::filter() const noexcept {
 
 bool MappedFilter::truncated() const noexcept {
   return state_->slot >= 0 && g_slots[state_->slot].hit.load(std::memory_order_seq_cst);
+}
+
+Status MappedFilter::FaultStatus() const {
+  if (!truncated()) return {};
+  // SIGBUS says only that a page could not be read. Past the end of the file it was a
+  // truncation; within it, the file system failed the read (a page of a hole that
+  // tmpfs cannot back once full: ENOSPC; a disk's I/O error).
+  struct stat st {};
+  if (::fstat(state_->file.get(), &st) != 0) return MakeError(ErrorCode::kIoError, "cannot stat: ", ErrnoText());
+  const auto now = static_cast<std::uint64_t>(st.st_size);
+  if (now < state_->bytes) {
+    return MakeError(ErrorCode::kTruncated, "the file shrank while it was mapped (from ", state_->bytes, " to ", now,
+                     " bytes)");
+  }
+  return MakeError(ErrorCode::kIoError, "a page of the file could not be read through the mapping, though the file ",
+                   "kept its ", state_->bytes,
+                   " bytes (a hole of a sparse file on a full file system such as tmpfs, or an I/O error)");
 }
 
 namespace {
@@ -295,7 +313,7 @@ Result<MappedFilter> MappedFilter::Open(const std::filesystem::path& path, const
                        " mapped filters are open in this process (close one, or open without guard_truncation)");
     }
   }
-  auto state = std::make_unique<State>(base, bytes, slot, h);
+  auto state = std::make_unique<State>(base, bytes, slot, h, std::move(file));
   MappedFilter view(std::move(state));
   const auto* data = static_cast<const std::byte*>(base);
   if (options.verify_checksum) {
@@ -315,9 +333,7 @@ Result<MappedFilter> MappedFilter::Open(const std::filesystem::path& path, const
     if (!filter.ok()) return std::move(filter).error();
     view.state_->filter.emplace(std::in_place_type<BlockedBloomFilter>, std::move(filter).value());
   }
-  if (view.truncated()) {
-    return MakeError(ErrorCode::kTruncated, "the file shrank while it was being opened");
-  }
+  if (Status intact = view.FaultStatus(); !intact.ok()) return std::move(intact).error();
   return view;
 }
 

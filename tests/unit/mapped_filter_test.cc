@@ -248,6 +248,10 @@ TEST(MappedFilterTest, ATruncationUnderTheViewIsReportedNotACrash) {
     ASSERT_EQ(::truncate(path.c_str(), 0), 0);
     EXPECT_TRUE(view->MayContain("absent key 1"));
     EXPECT_TRUE(view->truncated());
+    const Status fault = view->FaultStatus();
+    ASSERT_FALSE(fault.ok());
+    EXPECT_EQ(fault.error().code(), ErrorCode::kTruncated);
+    EXPECT_NE(fault.error().message().find("the file shrank while it was mapped"), std::string::npos);
     const auto probes = Keys("absent", 100);
     std::vector<std::string_view> views(probes.begin(), probes.end());
     std::unique_ptr<bool[]> out(new bool[views.size()]);
@@ -258,6 +262,7 @@ TEST(MappedFilterTest, ATruncationUnderTheViewIsReportedNotACrash) {
     auto second = MappedFilter::Open(other);
     ASSERT_TRUE(second.ok());
     EXPECT_FALSE(second->truncated());
+    EXPECT_TRUE(second->FaultStatus().ok());
     EXPECT_FALSE(second->MayContain("absent key 1"));
   }
 }

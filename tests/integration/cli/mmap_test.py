@@ -12,6 +12,7 @@ on real files in a temporary directory.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -136,6 +137,64 @@ class MappedWhileChangedTest(CliTestCase):
             self.assertEqual(proc.returncode, EXIT_DATA, f"killed by a signal? {proc.returncode} {err!r}")
             self.assertOneLineError(err.decode(), f"{kind}.bf: the file shrank while it was mapped")
             self.assertEqual(out, b"")
+
+
+class MappedReadFaultTest(CliTestCase):
+    """A sparse filter on a full tmpfs: reading a hole through the mapping needs a page
+    tmpfs cannot give (ENOSPC), and the kernel raises SIGBUS as for a truncated file.
+    The file kept its size, so it is not a truncation: bloomkit warns and reads the file
+    with read(), where holes read as zeros without taking space.
+
+    Needs root to mount a 1 MiB tmpfs in a private mount namespace (unshare -m); skipped
+    otherwise."""
+
+    SCRIPT = r'''
+mnt=$1 bf=$2 bloomkit=$3 keys=$4 out=$5
+mount -t tmpfs -o size=1M bloomkit-test "$mnt" || exit 90
+cp --sparse=always "$bf" "$mnt/s.bf" || exit 91
+dd if=/dev/zero of="$mnt/fill" bs=4k 2>/dev/null  # until the file system is full
+df -k "$mnt" | tail -n 1 > "$out/df"
+"$bloomkit" query "$mnt/s.bf" --mmap --no-progress "$keys" > "$out/query.out" 2> "$out/query.err"
+echo $? > "$out/query.code"
+"$bloomkit" info "$mnt/s.bf" --mmap --json > "$out/info.out" 2> "$out/info.err"
+echo $? > "$out/info.code"
+'''
+
+    def test_a_hole_that_cannot_be_read_is_not_a_truncation(self):
+        if os.geteuid() != 0 or shutil.which("unshare") is None:
+            self.skipTest("needs root and unshare(1) to mount a small tmpfs in a private mount namespace")
+        if subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode != 0:
+            self.skipTest("unshare -m is not permitted here (no CAP_SYS_ADMIN in this container)")
+        # 3.4 MiB of filter, almost all zero: cp --sparse=always leaves it as holes.
+        bf = self.path("s.bf")
+        run("create", bf, "--capacity", 3_000_000, check=EXIT_OK)
+        run("add", bf, "--no-progress", stdin="a\nb\nc\n", check=EXIT_OK)
+        keys = self.path("keys.txt")
+        write_keys(keys, ["a", "b", "c"] + [f"absent:{i}" for i in range(300)])
+        code, loaded, _ = run("query", bf, keys, "--no-progress")
+        info = json.loads(run("info", bf, "--json", check=EXIT_OK)[1])
+        mnt, out = self.path("mnt"), self.path("out")
+        os.mkdir(mnt)
+        os.mkdir(out)
+        r = subprocess.run(["unshare", "-m", "sh", "-c", self.SCRIPT, "sh", mnt, bf, cli_test.BLOOMKIT, keys, out],
+                           capture_output=True, timeout=120)
+        if r.returncode == 90:
+            self.skipTest(f"cannot mount a tmpfs: {r.stderr.decode(errors='replace').strip()}")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+        def result(name):
+            with open(os.path.join(out, name), "rb") as f:
+                return f.read()
+
+        self.assertTrue(result("df").split()[3] == b"0", f"the tmpfs is not full: {result('df')!r}")
+        warning = "a page of the file could not be read through the mapping, though the file kept its"
+        self.assertEqual(int(result("query.code")), code, result("query.err"))
+        self.assertEqual(result("query.out"), loaded)
+        self.assertOneLineError(result("query.err").decode(), "bloomkit: warning:", warning,
+                                "reading the file instead of mapping it")
+        self.assertEqual(int(result("info.code")), EXIT_OK, result("info.err"))
+        self.assertEqual(json.loads(result("info.out")) | {"file": bf}, info)  # read, not mapped: no "mapped"
+        self.assertOneLineError(result("info.err").decode(), "bloomkit: warning:", warning)
 
 
 def main():
