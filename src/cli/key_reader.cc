@@ -66,17 +66,22 @@ KeyReader::KeyReader(const std::vector<std::string>& inputs, KeyFormat format, s
   for (const std::string& name : names) {
     Input in;
     in.name = name == "-" ? "(stdin)" : name;
+    const auto fail = [this](const std::string& message) {
+      for (Input& opened : inputs_) {
+        if (opened.owned) ::close(opened.fd);
+      }
+      Fail(kExitData, message);
+    };
     if (name == "-") {
+      // Closed, or write-only: what main puts on a descriptor 0 it found closed.
+      const int mode = ::fcntl(STDIN_FILENO, F_GETFL);
+      if (mode < 0 || (mode & O_ACCMODE) == O_WRONLY) {
+        fail("(stdin): standard input is closed; give the keys as INPUT files, or redirect stdin (< FILE)");
+      }
       in.fd = STDIN_FILENO;
     } else {
       in.fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
-      if (in.fd < 0) {
-        const std::string why = std::strerror(errno);
-        for (Input& opened : inputs_) {
-          if (opened.owned) ::close(opened.fd);
-        }
-        Fail(kExitData, fmt::format("{}: cannot open: {}", name, why));
-      }
+      if (in.fd < 0) fail(fmt::format("{}: cannot open: {}", name, std::strerror(errno)));
       in.owned = true;
     }
     struct stat st {};

@@ -4,12 +4,15 @@
 // main parses the command line with CLI11, runs the one subcommand given, and turns
 // every failure into one line on stderr and an exit status (cli.h):
 //   bloomkit: seen.bf: checksum mismatch (file is corrupt or truncated)
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -102,10 +105,32 @@ std::string UnknownCommand(const CLI::App& app, const std::vector<std::string>& 
 int CheckStdout(int status) {
   std::cout.flush();
   if (!std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
-    std::fprintf(stderr, "bloomkit: stdout: write failed: %s\n", std::strerror(errno));
+    std::fprintf(stderr, "bloomkit: %s\n", WriteFailed("stdout", errno).c_str());
     return kExitData;
   }
   return status;
+}
+
+// A closed descriptor 0, 1 or 2 is the number the next open() returns: the filter file
+// would be read as keys from "stdin", or a file written to by "stdout" or "stderr". As
+// glibc does for set-user-ID programs (csu/check_fds.c), /dev/null goes there, opened
+// the wrong way round (write-only as 0, read-only as 1 and 2): the numbers are taken,
+// and the streams still fail on use with EBADF as closed ones do. KeyReader then says
+// "standard input is closed", and a write to stdout fails the run (exit 3).
+void OccupyClosedStandardFds() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int opened = ::open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+    if (opened < 0) {
+      std::fprintf(stderr, "bloomkit: descriptor %d is closed and /dev/null cannot be opened: %s\n", fd,
+                   std::strerror(errno));
+      std::exit(kExitData);
+    }
+    if (opened != fd) {  // not expected: the lower descriptors are open
+      ::dup2(opened, fd);
+      ::close(opened);
+    }
+  }
 }
 
 std::string OneLine(std::string text) {
@@ -180,6 +205,7 @@ int Run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using bloomkit::cli::kExitData;
+  bloomkit::cli::OccupyClosedStandardFds();
   try {
     return bloomkit::cli::Run(argc, argv);
   } catch (const bloomkit::cli::CliError& e) {

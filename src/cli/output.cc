@@ -26,9 +26,15 @@ Output::~Output() {
   if (error != 0 && g_deferred_errno == 0) g_deferred_errno = error;
 }
 
+// "stdout: write failed: Bad file descriptor (it is closed)"; EBADF is what a write to
+// a closed descriptor gives (main keeps a closed 1 unusable).
+std::string WriteFailed(const std::string& name, int error) {
+  return fmt::format("{}: write failed: {}{}", name, std::strerror(error), error == EBADF ? " (it is closed)" : "");
+}
+
 std::string Output::DeferredError() {
   if (g_deferred_errno == 0) return "";
-  return fmt::format("stdout: write failed: {}", std::strerror(g_deferred_errno));
+  return WriteFailed("stdout", g_deferred_errno);
 }
 
 int Output::WriteAll() noexcept {
@@ -49,7 +55,7 @@ int Output::WriteAll() noexcept {
 
 void Output::Flush() {
   const int error = WriteAll();
-  if (error != 0) Fail(kExitData, fmt::format("{}: write failed: {}", name_, std::strerror(error)));
+  if (error != 0) Fail(kExitData, WriteFailed(name_, error));
 }
 
 }  // namespace bloomkit::cli

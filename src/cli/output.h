@@ -10,6 +10,9 @@
 
 namespace bloomkit::cli {
 
+// "NAME: write failed: <errno text>", naming a closed descriptor as such (EBADF).
+std::string WriteFailed(const std::string& name, int error);
+
 class Output {
  public:
   static constexpr std::size_t kBufferBytes = std::size_t{256} << 10;
