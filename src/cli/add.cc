@@ -12,7 +12,6 @@
 #include "filter_file.h"
 #include "key_reader.h"
 #include "numbers.h"
-#include "output.h"
 #include "progress.h"
 #include "sizing_options.h"
 
@@ -42,20 +41,26 @@ int RunAdd(const AddOptions& o, const GlobalOptions& global) {
   }
   progress.Finish();
   const std::uint64_t read = reader.keys_read();
-  if (read > 0 || created) SaveFilter(o.file, loaded.filter, (loaded.header.flags & kFlagZstdPayload) != 0);
   const FilterSummary s = loaded.filter.Summary();
-  Output out;
+  std::string summary;
   if (o.json) {
-    out.Append(fmt::format(
+    summary = fmt::format(
         "{{\"file\":{},\"read\":{},\"added\":{},\"already_present\":{},\"count\":{},\"capacity\":{},"
         "\"estimated_fp_rate\":{}}}\n",
-        JsonString(o.file), read, added, read - added, s.count, s.capacity, JsonNumber(s.estimated_fp_rate)));
+        JsonString(o.file), read, added, read - added, s.count, s.capacity, JsonNumber(s.estimated_fp_rate));
   } else {
-    out.Append(fmt::format("{}: read {} keys, {} new, {} already present; count {} of capacity {}\n", o.file,
-                           GroupThousands(read), GroupThousands(added), GroupThousands(read - added),
-                           GroupThousands(s.count), GroupThousands(s.capacity)));
+    summary = fmt::format("{}: read {} keys, {} new, {} already present; count {} of capacity {}\n", o.file,
+                          GroupThousands(read), GroupThousands(added), GroupThousands(read - added),
+                          GroupThousands(s.count), GroupThousands(s.capacity));
   }
-  out.Flush();
+  // The summary is printed before the save's rename: a run whose output fails leaves
+  // FILE as it was, so running it again cannot add its keys twice.
+  if (read > 0 || created) {
+    SaveFilter(o.file, loaded.filter, {.compress = (loaded.header.flags & kFlagZstdPayload) != 0},
+               [&summary](std::uint64_t) { PrintNow(summary); });
+  } else {
+    PrintNow(summary);
+  }
   WarnIfOverfull(o.file, s);
   return kExitOk;
 }

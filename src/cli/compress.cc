@@ -11,7 +11,6 @@
 #include "cli.h"
 #include "filter_file.h"
 #include "numbers.h"
-#include "output.h"
 
 namespace bloomkit::cli {
 namespace {
@@ -28,17 +27,17 @@ int RunCompress(const CompressOptions& o, const GlobalOptions& global, bool comp
   CheckOverwrite(o.out, o.force || o.out == o.in);
   const FileLock lock = LockForUpdate(o.out, global, /*missing_ok=*/true);
   const LoadedFilter loaded = LoadFilter(o.in, global);
-  Check(loaded.filter.Save(o.out, SaveOptions{.compress = compress, .compression_level = o.level}), o.out, kExitData);
-  // The header of what was just written (the save streams, so its size is known here).
-  const FileHeader written = Take(ReadFileHeader(o.out), o.out, kExitData);
-  const std::uint64_t written_bytes = kHeaderBytes + written.stored_payload_bytes + kChecksumBytes;
-  Output out;
-  std::string note;
-  if (compress && written_bytes >= loaded.file_bytes && (loaded.header.flags & kFlagZstdPayload) == 0) {
-    note = " (the payload does not shrink, so it is stored uncompressed)";
-  }
-  out.Append(fmt::format("{}: {} -> {} bytes{}\n", o.out, GroupThousands(loaded.file_bytes),
-                         GroupThousands(written_bytes), note));
+  // The summary (with the size of what was written, known once it is) is printed
+  // before the save's rename: a failed output leaves OUT as it was.
+  SaveFilter(o.out, loaded.filter, {.compress = compress, .compression_level = o.level},
+             [&](std::uint64_t written_bytes) {
+               std::string note;
+               if (compress && written_bytes >= loaded.file_bytes && (loaded.header.flags & kFlagZstdPayload) == 0) {
+                 note = " (the payload does not shrink, so it is stored uncompressed)";
+               }
+               PrintNow(fmt::format("{}: {} -> {} bytes{}\n", o.out, GroupThousands(loaded.file_bytes),
+                                    GroupThousands(written_bytes), note));
+             });
   return kExitOk;
 }
 

@@ -11,7 +11,6 @@
 #include "cli.h"
 #include "filter_file.h"
 #include "numbers.h"
-#include "output.h"
 #include "sizing_options.h"
 
 namespace bloomkit::cli {
@@ -29,12 +28,12 @@ int RunCreate(const CreateOptions& o, const GlobalOptions& global) {
   const FileLock lock = LockForUpdate(o.file, global, /*missing_ok=*/true);
 
   const AnyFilter filter = CreateFilter(o.file, spec);
-  SaveFilter(o.file, filter, o.sizing.compress);
   const FilterSummary s = filter.Summary();
-  Output out;
-  out.Append(fmt::format("{}: created a {} filter for {} keys at {}: {} bits ({}), {} hashes\n", o.file,
-                         FilterKindName(s.kind), GroupThousands(s.capacity), Percent(s.fp_rate),
-                         GroupThousands(s.num_bits), HumanBytes(s.memory_bytes), s.num_hashes));
+  const std::string summary =
+      fmt::format("{}: created a {} filter for {} keys at {}: {} bits ({}), {} hashes\n", o.file,
+                  FilterKindName(s.kind), GroupThousands(s.capacity), Percent(s.fp_rate), GroupThousands(s.num_bits),
+                  HumanBytes(s.memory_bytes), s.num_hashes);
+  SaveFilter(o.file, filter, {.compress = o.sizing.compress}, [&summary](std::uint64_t) { PrintNow(summary); });
   return kExitOk;
 }
 

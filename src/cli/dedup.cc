@@ -3,7 +3,9 @@
 // (test-and-add), the crawler's "have I fetched this URL?" in one step.
 //
 // Order of durability: stdout is flushed before each save, so a key recorded in FILE
-// has always been printed; a crash can repeat keys downstream, never lose one.
+// has always been printed; a crash can repeat keys downstream, never lose one. A run
+// that fails (its output, its input, a signal) saves nothing after its last
+// --sync-every checkpoint, and a checkpoint holds only keys already printed.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -55,7 +57,7 @@ int RunDedup(const DedupOptions& o, const GlobalOptions& global) {
       }
       if (sync_every != 0 && ++since_sync >= sync_every) {
         out.Flush();
-        SaveFilter(o.file, loaded.filter, compress);
+        SaveFilter(o.file, loaded.filter, {.compress = compress}, {}, Commit::kCheckpoint);
         since_sync = 0;
       }
     }
@@ -63,7 +65,7 @@ int RunDedup(const DedupOptions& o, const GlobalOptions& global) {
   }
   progress.Finish();
   out.Flush();
-  SaveFilter(o.file, loaded.filter, compress);
+  SaveFilter(o.file, loaded.filter, {.compress = compress});
   if (o.json) {
     const FilterSummary s = loaded.filter.Summary();
     std::fprintf(

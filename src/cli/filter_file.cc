@@ -3,11 +3,15 @@
 #include "filter_file.h"
 
 #include <fmt/format.h>
+#include <pthread.h>
 #include <sys/stat.h>
 
+#include <csignal>
 #include <cstdio>
+#include <exception>
 
 #include "numbers.h"
+#include "output.h"
 
 namespace bloomkit::cli {
 
@@ -96,8 +100,62 @@ FileLock LockForUpdate(const std::string& path, const GlobalOptions& global, boo
               kExitData);
 }
 
-void SaveFilter(const std::string& path, const AnyFilter& filter, bool compress) {
-  Check(filter.Save(path, SaveOptions{.compress = compress}), path, kExitData);
+namespace {
+
+// Blocks the signals whose default action ends the process (and that a user or a pipe
+// sends: not SIGKILL, which cannot be held, nor faults) into `previous`.
+void HoldTerminatingSignals(sigset_t* previous) {
+  sigset_t held;
+  sigemptyset(&held);
+  for (const int signal :
+       {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF}) {
+    sigaddset(&held, signal);
+  }
+  ::pthread_sigmask(SIG_BLOCK, &held, previous);
+}
+
+}  // namespace
+
+void CommitSave(const std::string& path, const std::function<Status(const SaveHook&)>& save,
+                const std::function<void(std::uint64_t)>& before_commit, Commit commit) {
+  // Held from the start of the save, so that no signal leaves its temporary file
+  // behind (a SIGPIPE of before_commit's output included). A save that does not
+  // complete lets them through once its temporary is gone: the process then ends by
+  // them, with the file unchanged. A final save that completes keeps them held until
+  // the process exits: the run changed the file, so it ends with its own status.
+  sigset_t previous;
+  HoldTerminatingSignals(&previous);
+  std::exception_ptr cancelled;  // what before_commit threw: it must not cross the core
+  const SaveHook hook = [&](std::uint64_t file_bytes) -> Status {
+    try {
+      if (before_commit) before_commit(file_bytes);
+    } catch (...) {
+      cancelled = std::current_exception();
+      return Error(ErrorCode::kIoError, "save cancelled");
+    }
+    return {};
+  };
+  const Status saved = save(hook);
+  if (!saved.ok() || commit == Commit::kCheckpoint) ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (cancelled) std::rethrow_exception(cancelled);
+  Check(saved, path, kExitData);
+}
+
+void SaveFilter(const std::string& path, const AnyFilter& filter, SaveOptions options,
+                const std::function<void(std::uint64_t)>& before_commit, Commit commit) {
+  CommitSave(
+      path,
+      [&](const SaveHook& hook) {
+        options.before_commit = hook;
+        return filter.Save(path, options);
+      },
+      before_commit, commit);
+}
+
+void PrintNow(std::string_view text) {
+  Output out;
+  out.Append(text);
+  out.Flush();
 }
 
 bool PathExists(const std::string& path) {

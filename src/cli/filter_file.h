@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -56,8 +57,28 @@ ReadFilter OpenForReading(const std::string& path, const GlobalOptions& global, 
 // through its directory.
 FileLock LockForUpdate(const std::string& path, const GlobalOptions& global, bool missing_ok = false);
 
-// Serializes and writes atomically: on any error the file keeps its old bytes.
-void SaveFilter(const std::string& path, const AnyFilter& filter, bool compress);
+// Serializes and writes atomically: on any error the file keeps its old bytes. The
+// rename of this save is the commit of the run, so the run must have done everything
+// that can fail first: `before_commit` (given the new file's size) runs once the new
+// bytes are synced, before the rename, and typically prints the run's summary; if it
+// throws, the save is cancelled and the exception goes on, with the file unchanged.
+// The signals that would end the process (SIGINT, SIGTERM, SIGHUP, SIGPIPE, ...) are
+// held during the save: if it fails, they are let through once its temporary file is
+// removed; kFinal: if it completes, they stay held until the process exits, so a run
+// that changed the file never ends by a signal, and one that ends by a signal never
+// changed it. kCheckpoint (dedup --sync-every): an intermediate save, the run goes on.
+enum class Commit { kFinal, kCheckpoint };
+// The same for any atomic save: `save` saves with the given SaveOptions::before_commit.
+using SaveHook = std::function<Status(std::uint64_t)>;
+void CommitSave(const std::string& path, const std::function<Status(const SaveHook&)>& save,
+                const std::function<void(std::uint64_t file_bytes)>& before_commit, Commit commit);
+void SaveFilter(const std::string& path, const AnyFilter& filter, SaveOptions options,
+                const std::function<void(std::uint64_t file_bytes)>& before_commit = {},
+                Commit commit = Commit::kFinal);
+
+// Writes `text` to stdout now (Output::Flush): for the summary a run prints in its
+// before_commit.
+void PrintNow(std::string_view text);
 
 // Throws a usage error unless `path` is absent or `force` is set.
 void CheckOverwrite(const std::string& path, bool force);

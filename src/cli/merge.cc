@@ -11,7 +11,6 @@
 #include "cli.h"
 #include "filter_file.h"
 #include "numbers.h"
-#include "output.h"
 
 namespace bloomkit::cli {
 namespace {
@@ -41,12 +40,11 @@ int RunMerge(const MergeOptions& o, const GlobalOptions& global) {
            fmt::format("{}: cannot merge into {}: {}", o.inputs[i], o.inputs[0], st.error().message()));
     }
   }
-  SaveFilter(o.out, merged.filter, o.compress);
   const FilterSummary s = merged.filter.Summary();
-  Output out;
-  out.Append(fmt::format("{}: merged {} filters; estimated count {} of capacity {}\n", o.out, o.inputs.size(),
-                         GroupThousands(s.estimated_count), GroupThousands(s.capacity)));
-  out.Flush();
+  const std::string summary =
+      fmt::format("{}: merged {} filters; estimated count {} of capacity {}\n", o.out, o.inputs.size(),
+                  GroupThousands(s.estimated_count), GroupThousands(s.capacity));
+  SaveFilter(o.out, merged.filter, {.compress = o.compress}, [&summary](std::uint64_t) { PrintNow(summary); });
   WarnIfOverfull(o.out, s);
   return kExitOk;
 }

@@ -20,7 +20,6 @@
 #include "cli.h"
 #include "filter_file.h"
 #include "numbers.h"
-#include "output.h"
 
 namespace bloomkit::cli {
 namespace {
@@ -108,12 +107,11 @@ int RunImport(const ImportOptions& o, const GlobalOptions& global) {
         [](auto& f, std::int64_t i, auto b) { return LoadRedisBloomChunk(f, i, b); });
   }();
   const AnyFilter any = AnyFilter::Wrap(std::move(filter));
-  SaveFilter(o.out, any, o.compress);
   const FilterSummary s = any.Summary();
-  Output out;
-  out.Append(fmt::format("{}: {} filter, {} items, {} sub-filters\n", o.out, FilterKindName(s.kind),
-                         GroupThousands(s.count),
-                         s.kind == FilterKind::kRedisBloomCuckoo ? s.num_filters : s.stages.size()));
+  const std::string summary =
+      fmt::format("{}: {} filter, {} items, {} sub-filters\n", o.out, FilterKindName(s.kind), GroupThousands(s.count),
+                  s.kind == FilterKind::kRedisBloomCuckoo ? s.num_filters : s.stages.size());
+  SaveFilter(o.out, any, {.compress = o.compress}, [&summary](std::uint64_t) { PrintNow(summary); });
   return kExitOk;
 }
 
@@ -125,9 +123,16 @@ struct ExportOptions {
   bool force = false;
 };
 
-void WriteOut(const std::string& path, std::span<const std::byte> bytes, bool force) {
+// Writes one file atomically; `summary`, if given, is printed before its rename.
+void WriteOut(const std::string& path, std::span<const std::byte> bytes, bool force, const std::string& summary = "",
+              Commit commit = Commit::kCheckpoint) {
   CheckOverwrite(path, force);
-  Check(WriteFileAtomically(path, bytes), path, kExitData);
+  CommitSave(
+      path, [&](const SaveHook& hook) { return WriteFileAtomically(path, bytes, hook); },
+      [&summary](std::uint64_t) {
+        if (!summary.empty()) PrintNow(summary);
+      },
+      commit);
 }
 
 int RunExport(const ExportOptions& o, const GlobalOptions& global) {
@@ -142,12 +147,12 @@ int RunExport(const ExportOptions& o, const GlobalOptions& global) {
                                  "bloomkit import redisbloom makes them)",
                                  o.in, FilterKindName(loaded.filter.kind())));
   }
-  Output out;
   if (!o.dump.empty()) {
     const std::vector<std::byte> payload = bf != nullptr ? EncodeRedisBloomDump(*bf) : EncodeRedisCuckooDump(*cf);
-    WriteOut(o.dump, payload, o.force);
-    out.Append(fmt::format("{}: DUMP payload of {} bytes (RESTORE key 0 <payload>)\n", o.dump,
-                           GroupThousands(payload.size())));
+    WriteOut(
+        o.dump, payload, o.force,
+        fmt::format("{}: DUMP payload of {} bytes (RESTORE key 0 <payload>)\n", o.dump, GroupThousands(payload.size())),
+        Commit::kFinal);
     return kExitOk;
   }
   const std::vector<RedisBloomOwnedChunk> chunks = bf != nullptr ? RedisBloomScanDump(*bf) : RedisCuckooScanDump(*cf);
@@ -165,10 +170,12 @@ int RunExport(const ExportOptions& o, const GlobalOptions& global) {
     WriteOut((std::filesystem::path(o.chunks_dir) / name).string(), chunks[i].bytes, o.force);
     listing += fmt::format("{} {}\n", chunks[i].iterator, name);
   }
+  // The listing that makes the chunks usable is written last, after the summary.
   const std::string list_path = (std::filesystem::path(o.chunks_dir) / "iterators.txt").string();
-  WriteOut(list_path, std::as_bytes(std::span(listing.data(), listing.size())), o.force);
-  out.Append(fmt::format("{}: {} chunks; LOADCHUNK each with its iterator (iterators.txt):\n{}", o.chunks_dir,
-                         chunks.size(), listing));
+  WriteOut(list_path, std::as_bytes(std::span(listing.data(), listing.size())), o.force,
+           fmt::format("{}: {} chunks; LOADCHUNK each with its iterator (iterators.txt):\n{}", o.chunks_dir,
+                       chunks.size(), listing),
+           Commit::kFinal);
   return kExitOk;
 }
 

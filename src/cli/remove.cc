@@ -15,7 +15,6 @@
 #include "filter_file.h"
 #include "key_reader.h"
 #include "numbers.h"
-#include "output.h"
 #include "progress.h"
 #include "sizing_options.h"
 
@@ -60,20 +59,25 @@ int RunRemove(const RemoveOptions& o, const GlobalOptions& global) {
   }
   progress.Finish();
   const std::uint64_t read = reader.keys_read();
-  if (removed > 0) SaveFilter(o.file, loaded.filter, (loaded.header.flags & kFlagZstdPayload) != 0);
   const std::uint64_t not_found = read - removed;
   const double false_removals = std::min(EstimatedFalseRemovals(not_found, fp_rate), static_cast<double>(removed));
-  Output out;
+  std::string summary;
   if (o.json) {
-    out.Append(fmt::format(
+    summary = fmt::format(
         "{{\"file\":{},\"read\":{},\"removed\":{},\"not_found\":{},\"estimated_false_removals\":{},\"count\":{}}}\n",
-        JsonString(o.file), read, removed, not_found, JsonNumber(false_removals), loaded.filter.Summary().count));
+        JsonString(o.file), read, removed, not_found, JsonNumber(false_removals), loaded.filter.Summary().count);
   } else {
-    out.Append(fmt::format("{}: read {} keys, removed {}, {} not found; count {}\n", o.file, GroupThousands(read),
-                           GroupThousands(removed), GroupThousands(not_found),
-                           GroupThousands(loaded.filter.Summary().count)));
+    summary =
+        fmt::format("{}: read {} keys, removed {}, {} not found; count {}\n", o.file, GroupThousands(read),
+                    GroupThousands(removed), GroupThousands(not_found), GroupThousands(loaded.filter.Summary().count));
   }
-  out.Flush();
+  // Printed before the save's rename: a failed output leaves FILE unchanged (as add).
+  if (removed > 0) {
+    SaveFilter(o.file, loaded.filter, {.compress = (loaded.header.flags & kFlagZstdPayload) != 0},
+               [&summary](std::uint64_t) { PrintNow(summary); });
+  } else {
+    PrintNow(summary);
+  }
   if (not_found > 0 && removed > 0) {
     std::fprintf(stderr,
                  "bloomkit: warning: %s: %s keys were not in the filter, so the input holds keys that were never "
