@@ -280,7 +280,7 @@ namespace internal {
   const __m256i old = _mm256_load_si256(block);
   _mm256_store_si256(block, _mm256_or_si256(old, mask));
   const bool fresh = _mm256_testc_si256(old, mask) == 0;
-  count_ += fresh ? 1 : 0;
+  count_ = internal::SaturatedIncrement(count_, fresh);
   return fresh;
 }
 #endif

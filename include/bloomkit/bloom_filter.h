@@ -238,7 +238,7 @@ namespace internal {
     words[pos >> 6] = word;
   } while (--left != 0);
   const bool fresh = already < num_probes;
-  count_ += fresh ? 1 : 0;
+  count_ = internal::SaturatedIncrement(count_, fresh);
   return fresh;
 }
 

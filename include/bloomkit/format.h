@@ -68,9 +68,7 @@ Result<FileHeader> InspectBytes(std::span<const std::byte> bytes,
 //   auto header = bloomkit::PeekHeader(bytes);  // header->kind, header->payload_bytes
 Result<FileHeader> PeekHeader(std::span<const std::byte> bytes);
 
-// The largest item count a file may hold: 2^63 - 1, so that adds after a load never
-// wrap the 64-bit count.
-inline constexpr std::uint64_t kMaxFileCount = (std::uint64_t{1} << 63) - 1;
+// kMaxFileCount, the largest count a file may hold, is in options.h.
 
 // Reads a whole file into memory, refusing files larger than the serialized size of a
 // filter of `max_memory_bytes` (checked before allocating).

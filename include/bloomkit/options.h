@@ -66,6 +66,29 @@ struct BloomOptions {
   std::uint16_t hash_id = 0;
 };
 
+// The largest count a filter keeps and a file may hold: 2^63 - 1, so that a count is
+// never negative as a signed 64-bit number (BF.CARD, CF.INFO). Every loader accepts any
+// count up to it, and every write keeps each count (items, a stage's or link's items,
+// deletes) at or below it, so that whatever a filter can reach loads again: a Bloom
+// filter's count, an estimate of the keys inserted, stops there (saturates); a kind
+// whose counts steer it (scalable chains, which grow by them; RedisBloom cuckoo
+// filters, whose deletes compact by them) refuses the add with kFull instead.
+inline constexpr std::uint64_t kMaxFileCount = (std::uint64_t{1} << 63) - 1;
+
+namespace internal {
+// `count` + `n`, saturated at kMaxFileCount (a count already over it stays as it is).
+constexpr std::uint64_t SaturatedCount(std::uint64_t count, std::uint64_t n) noexcept {
+  if (count >= kMaxFileCount) return count;
+  return n > kMaxFileCount - count ? kMaxFileCount : count + n;
+}
+// SaturatedCount(count, fresh ? 1 : 0) for a count of at most kMaxFileCount, without a
+// branch or compare on the single-add paths: 2^63 is taken back to 2^63 - 1.
+constexpr std::uint64_t SaturatedIncrement(std::uint64_t count, bool fresh) noexcept {
+  const std::uint64_t next = count + (fresh ? 1U : 0U);
+  return next - (next >> 63);
+}
+}  // namespace internal
+
 struct SaveOptions {
   // Compress the payload with zstd. Worth it for sparse filters (see docs/FORMAT.md);
   // a compressed file can't be memory-mapped.

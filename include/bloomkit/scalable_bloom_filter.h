@@ -180,6 +180,10 @@ class ScalableBloomFilter {
   // Appends `stage`, the table growing by exactly one (stages are few, and each holds
   // far more memory than the table); kTooLarge when there is no memory for the table.
   Status AppendStage(BloomFilter stage);
+  // Lowers the stages' counts, the newest first, until they sum to at most kMaxFileCount,
+  // what a file holds: after a merge, whose stage counts are estimates (2^63 - 1 for a
+  // stage with every bit set).
+  void CapCounts() noexcept;
 
   // The stages, in a table from the allocator seam aligned to a cache line (a probe
   // starts from a stage's first 40 bytes: with the table at malloc's 16-byte alignment

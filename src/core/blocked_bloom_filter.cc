@@ -125,7 +125,7 @@ inline bool BlockedBloomFilter::InsertAt(HashPair hash) noexcept {
   const bool fresh =
       lanes() ? lanes_ops_->insert_hash(words_.data(), num_blocks_, hash.h1)
               : ops_->insert(words_.data() + FastRange64(hash.h1, num_blocks_) * kWordsPerBlock, hash.h2, lane_enable_);
-  count_ += fresh ? 1 : 0;
+  count_ = internal::SaturatedIncrement(count_, fresh);
   return fresh;
 }
 
@@ -134,7 +134,7 @@ inline bool BlockedBloomFilter::InsertAt(HashPair hash) noexcept {
 [[gnu::flatten]] bool BlockedBloomFilter::InsertKey(std::string_view key) noexcept {
   if (lanes()) {
     const bool fresh = lanes_ops_->insert_key(words_.data(), num_blocks_, key);
-    count_ += fresh ? 1 : 0;
+    count_ = internal::SaturatedIncrement(count_, fresh);
     return fresh;
   }
   return internal::UseKeyHash(key, [this](HashPair h) { return InsertAt(h); });
@@ -148,7 +148,7 @@ inline bool BlockedBloomFilter::InsertAt(HashPair hash) noexcept {
 bool BlockedBloomFilter::InsertHash(std::uint64_t hash) noexcept {
   if (lanes()) {
     const bool fresh = lanes_ops_->insert_hash(words_.data(), num_blocks_, internal::MixCallerHash(hash));
-    count_ += fresh ? 1 : 0;
+    count_ = internal::SaturatedIncrement(count_, fresh);
     return fresh;
   }
   return InsertAt(ExpandHash(hash));
@@ -168,7 +168,8 @@ bool BlockedBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
 }
 
 Status BlockedBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
-  count_ += lanes() ? lanes_ops_->insert_keys(words_.data(), num_blocks_, keys) : ops_->insert_keys(View(), keys);
+  count_ = internal::SaturatedCount(
+      count_, lanes() ? lanes_ops_->insert_keys(words_.data(), num_blocks_, keys) : ops_->insert_keys(View(), keys));
   return {};
 }
 
@@ -179,8 +180,8 @@ std::size_t BlockedBloomFilter::MayContainBatch(std::span<const std::string_view
 }
 
 Status BlockedBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
-  count_ +=
-      lanes() ? lanes_ops_->insert_hashes(words_.data(), num_blocks_, hashes) : ops_->insert_hashes(View(), hashes);
+  count_ = internal::SaturatedCount(count_, lanes() ? lanes_ops_->insert_hashes(words_.data(), num_blocks_, hashes)
+                                                    : ops_->insert_hashes(View(), hashes));
   return {};
 }
 
@@ -206,7 +207,7 @@ Status BlockedBloomFilter::Combine(const BlockedBloomFilter& other, std::string_
   }
   auto st = internal::CombineWords(operation, "blocked filters", {num_bits(), num_hashes_},
                                    {other.num_bits(), other.num_hashes_}, words_.span(), other.words_.span(), op);
-  if (st.ok()) count_ = EstimatedCount();
+  if (st.ok()) count_ = std::min(EstimatedCount(), kMaxFileCount);  // a full filter's estimate is 2^64 - 1
   return st;
 }
 
@@ -248,7 +249,7 @@ Status BlockedBloomFilter::MergeFrom(FilterReader& reader) {
     if (h.params[i] != 0) return MakeError(ErrorCode::kReservedNonZero, "unused parameter ", i, " is not zero");
   }
   st = internal::OrWordsFrom(reader, words_.span(), num_bits());
-  count_ = EstimatedCount();  // also after an error: the bits OR-ed so far are in
+  count_ = std::min(EstimatedCount(), kMaxFileCount);  // also after an error: the bits OR-ed so far are in
   return st;
 }
 

@@ -289,7 +289,7 @@ bool BloomFilter::InsertKey(std::string_view key) noexcept {
 #else
   const bool fresh = internal::InsertShortKeyPortable(words_.data(), num_bits_, num_hashes(), key);
 #endif
-  count_ += fresh ? 1 : 0;
+  count_ = internal::SaturatedIncrement(count_, fresh);
   return fresh;
 }
 
@@ -308,7 +308,7 @@ bool BloomFilter::AddHashPair(HashPair hash) noexcept {
 #else
   const bool fresh = internal::InsertPortable(words_.data(), num_bits_, num_hashes(), hash);
 #endif
-  count_ += fresh ? 1 : 0;
+  count_ = internal::SaturatedIncrement(count_, fresh);
   return fresh;
 }
 
@@ -653,13 +653,15 @@ Status BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
   const bool short_keys = hash_id() == kHashIdShort64;
 #ifdef BLOOMKIT_X86
   if (kUseBmi2) {
-    count_ += short_keys ? internal::AddShortKeysBmi2(words_.data(), num_bits_, num_hashes(), keys)
-                         : internal::AddKeysBmi2(words_.data(), num_bits_, num_hashes(), keys);
+    count_ = internal::SaturatedCount(
+        count_, short_keys ? internal::AddShortKeysBmi2(words_.data(), num_bits_, num_hashes(), keys)
+                           : internal::AddKeysBmi2(words_.data(), num_bits_, num_hashes(), keys));
     return {};
   }
 #endif
-  count_ += short_keys ? internal::AddShortKeysPortable(words_.data(), num_bits_, num_hashes(), keys)
-                       : internal::AddKeysPortable(words_.data(), num_bits_, num_hashes(), keys);
+  count_ = internal::SaturatedCount(
+      count_, short_keys ? internal::AddShortKeysPortable(words_.data(), num_bits_, num_hashes(), keys)
+                         : internal::AddKeysPortable(words_.data(), num_bits_, num_hashes(), keys));
   return {};
 }
 
@@ -678,11 +680,12 @@ std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys,
 Status BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
 #ifdef BLOOMKIT_X86
   if (kUseBmi2) {
-    count_ += internal::AddHashesBmi2(words_.data(), num_bits_, num_hashes(), hashes);
+    count_ = internal::SaturatedCount(count_, internal::AddHashesBmi2(words_.data(), num_bits_, num_hashes(), hashes));
     return {};
   }
 #endif
-  count_ += internal::AddHashesPortable(words_.data(), num_bits_, num_hashes(), hashes);
+  count_ =
+      internal::SaturatedCount(count_, internal::AddHashesPortable(words_.data(), num_bits_, num_hashes(), hashes));
   return {};
 }
 
@@ -706,7 +709,7 @@ Status BloomFilter::Combine(const BloomFilter& other, std::string_view operation
   }
   auto st = internal::CombineWords(operation, "filters", {num_bits_, num_hashes()},
                                    {other.num_bits_, other.num_hashes()}, words_.span(), other.words_.span(), op);
-  if (st.ok()) count_ = EstimatedCount();
+  if (st.ok()) count_ = std::min(EstimatedCount(), kMaxFileCount);  // a full filter's estimate is 2^64 - 1
   return st;
 }
 
@@ -737,7 +740,7 @@ Status BloomFilter::MergeFrom(FilterReader& reader) {
     }
   }
   st = internal::OrWordsFrom(reader, words_.span(), num_bits_);
-  count_ = EstimatedCount();  // also after an error: the bits OR-ed so far are in
+  count_ = std::min(EstimatedCount(), kMaxFileCount);  // also after an error: the bits OR-ed so far are in
   return st;
 }
 

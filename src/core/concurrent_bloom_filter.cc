@@ -227,8 +227,10 @@ void ConcurrentBloomFilter::Clear() noexcept {
   count_ = 0;
 }
 
+// Adds increment count_ without a bound (a compare-and-swap loop would cost every add);
+// the count they report stops at kMaxFileCount, as a BloomFilter's does.
 std::uint64_t ConcurrentBloomFilter::count() const noexcept {
-  return Load(count_);
+  return std::min(Load(count_), kMaxFileCount);
 }
 
 double ConcurrentBloomFilter::FillRatio() const noexcept {
@@ -358,7 +360,7 @@ void ConcurrentBlockedBloomFilter::Clear() noexcept {
 }
 
 std::uint64_t ConcurrentBlockedBloomFilter::count() const noexcept {
-  return Load(count_);
+  return std::min(Load(count_), kMaxFileCount);  // as ConcurrentBloomFilter::count
 }
 
 double ConcurrentBlockedBloomFilter::FillRatio() const noexcept {

@@ -169,7 +169,7 @@ void CountingBloomFilter::AddHashPair(HashPair hash) noexcept {
     if (c + 1 == max) ++saturated_counters_;
     return true;
   });
-  ++count_;
+  count_ = internal::SaturatedCount(count_, 1);
 }
 
 bool CountingBloomFilter::MayContainHashPair(HashPair hash) const noexcept {

@@ -552,7 +552,7 @@ bool CuckooFilter::RemoveHashPair(HashPair hash) noexcept {
       }
     }
     --count_;
-    ++num_deletes_;
+    num_deletes_ = internal::SaturatedCount(num_deletes_, 1);  // a file holds up to kMaxFileCount
     return true;
   }
   return false;
@@ -745,6 +745,10 @@ Result<CuckooFilter> CuckooFilter::Deserialize(const FileHeader& h, ByteSource p
                      .expansion = static_cast<std::uint32_t>(h.params[3]),
                      .max_filters = static_cast<std::uint32_t>(max_filters),
                      .max_memory_bytes = options.max_memory_bytes};
+  if (h.params[5] > kMaxFileCount) {
+    return MakeError(ErrorCode::kParameterMismatch, "delete count ", h.params[5],
+                     " is over the largest count a filter keeps, ", kMaxFileCount);
+  }
   filter.num_deletes_ = h.params[5];
   try {
     filter.filters_.reserve(static_cast<std::size_t>(num_filters));  // else each append moves every table

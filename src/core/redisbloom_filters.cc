@@ -427,6 +427,12 @@ Result<bool> RedisBloomScalableFilter::AddHashed(Hash h, const std::uint64_t* ne
   for (std::size_t i = older; i-- > 0;) {
     if (LinkHas(links_[i], h)) return false;
   }
+  // The chain's count and its links' counts steer the growth and are saved: at the most
+  // a filter counts (options.h) the add is refused, not counted past what loads again.
+  if (size_ >= kMaxFileCount) {
+    return MakeError(ErrorCode::kFull, "filter is full: it counts ", size_,
+                     " items, the most a filter keeps (2^63 - 1)");
+  }
   if (links_.back().params.size >= links_.back().params.entries) {
     if ((options_ & kRedisBloomNoScaling) != 0) {
       return MakeError(ErrorCode::kFull, "non-scaling filter is full (", links_.back().params.entries, " items)");
@@ -799,6 +805,12 @@ Result<RedisCuckooFilter> RedisCuckooFilter::FromParams(const RedisCuckooParams&
     return MakeError(ErrorCode::kTooLarge, "sub-filters of ", total, " bytes and their header exceed the limit of ",
                      options.max_memory_bytes, " bytes");
   }
+  // RedisBloom keeps both counts in 64 bits; here they stay at most what a file holds,
+  // as Insert and RemoveLookup keep them.
+  if (p.num_items > kMaxFileCount || p.num_deletes > kMaxFileCount) {
+    return MakeError(ErrorCode::kParameterMismatch, "item count ", p.num_items, " or delete count ", p.num_deletes,
+                     " is over the largest count a filter keeps, ", kMaxFileCount);
+  }
   RedisCuckooFilter f;
   f.num_buckets_ = p.num_buckets;
   f.num_items_ = p.num_items;
@@ -896,6 +908,12 @@ bool RedisCuckooFilter::KickInsert(SubFilter& f, const Lookup& l) noexcept {
 }
 
 Status RedisCuckooFilter::Insert(const Lookup& l) {
+  // The item count decides when deletes compact the filter and is saved: at the most a
+  // filter counts (options.h) the insert is refused (CF.ADD: "Filter is full").
+  if (num_items_ >= kMaxFileCount) {
+    return MakeError(ErrorCode::kFull, "cuckoo filter is full: it counts ", num_items_,
+                     " items, the most a filter keeps (2^63 - 1)");
+  }
   for (;;) {
     for (std::size_t i = filters_.size(); i-- > 0;) {
       if (std::uint8_t* slot = FindFree(filters_[i], l.h1, l.h2); slot != nullptr) {
@@ -993,8 +1011,10 @@ bool RedisCuckooFilter::RemoveLookup(const Lookup& l) noexcept {
     }
     if (slot == nullptr) continue;
     *slot = 0;
-    --num_items_;
-    ++num_deletes_;
+    // A count loaded below the fingerprints stored (a LOADCHUNK that stopped after the
+    // header) stays at 0 where RedisBloom's wraps to 2^64 - 1, which no file holds.
+    if (num_items_ > 0) --num_items_;
+    num_deletes_ = internal::SaturatedCount(num_deletes_, 1);
     if (filters_.size() > 1 && static_cast<double>(num_deletes_) > static_cast<double>(num_items_) * 0.10) {
       Compact(false);
     }

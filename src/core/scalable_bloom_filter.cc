@@ -237,6 +237,12 @@ Result<bool> ScalableBloomFilter::AddHashIfAbsent(std::uint64_t hash) {
 
 Result<bool> ScalableBloomFilter::AddHashPairIfAbsent(HashPair hash) {
   if (MayContainHashPair(hash)) return false;
+  // The stages' counts steer the growth and must sum to the file's count: at the most a
+  // filter counts (options.h) the add is refused, not counted past what loads.
+  if (const std::uint64_t n = count(); n >= kMaxFileCount) {
+    return internal::MakeError(ErrorCode::kFull, "scalable filter is full: it counts ", n,
+                               " items, the most a filter keeps (2^63 - 1)");
+  }
   if (last_stage().count() >= last_stage().capacity()) {
     if (auto st = AddStage(stages_[0].capacity()); !st.ok()) return st.error();
   }
@@ -350,9 +356,19 @@ Status ScalableBloomFilter::Merge(const ScalableBloomFilter& other) {
                                "stage counts (", num_stages(), " and ", other.num_stages(), " stages)");
   }
   for (std::size_t i = 0; i < stages_.size(); ++i) {
-    if (auto st = stages_[i].Merge(other.stages_[i]); !st.ok()) return st;
+    auto st = stages_[i].Merge(other.stages_[i]);
+    CapCounts();
+    if (!st.ok()) return st;
   }
   return {};
+}
+
+void ScalableBloomFilter::CapCounts() noexcept {
+  std::uint64_t left = kMaxFileCount;
+  for (BloomFilter& stage : stages_) {
+    stage.count_ = std::min(stage.count_, left);
+    left -= stage.count_;
+  }
 }
 
 Status ScalableBloomFilter::MergeFrom(FilterReader& reader) {
@@ -421,7 +437,9 @@ Status ScalableBloomFilter::MergeFrom(FilterReader& reader) {
       return got;
     };
     st = internal::OrWordsFromSource(ByteSource(hashed), stage.words_.span(), stage.num_bits_);
-    stage.count_ = stage.EstimatedCount();  // also after an error: the bits OR-ed so far are in
+    stage.count_ =
+        std::min(stage.EstimatedCount(), kMaxFileCount);  // also after an error: the bits OR-ed so far are in
+    CapCounts();
     if (!st.ok()) return nested(st.error());
     std::array<std::byte, kChecksumBytes> sum{};
     if (st = payload(sum); !st.ok()) return st;
