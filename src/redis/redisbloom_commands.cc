@@ -129,9 +129,11 @@ Result<RedisBloomScalableFilter> CreateChain(const BfCreateArgs& args) {
 }
 
 // RedisBloom's texts: a full NONSCALING chain, a link that cannot be sized (its error
-// rate, halved once per link, rounds to 0 after about 1,075 links), or a limit.
-std::string AddErrorText(const Error& error) {
-  if (error.code() == ErrorCode::kFull) return std::string(reply::kNonScalingFull);
+// rate, halved once per link, rounds to 0 after about 1,075 links), or a limit. A scaling
+// chain is full only at the most a filter counts (2^63 - 1 items): that error's text.
+std::string AddErrorText(const RedisBloomScalableFilter& chain, const Error& error) {
+  if (error.code() == ErrorCode::kFull && chain.non_scaling()) return std::string(reply::kNonScalingFull);
+  if (error.code() == ErrorCode::kFull) return ReplyError(reply::kInsertProblem, error.message()).message();
   if (error.code() == ErrorCode::kInvalidArgument) return ReplyError(reply::kInsertProblem, error.message()).message();
   return CoreError(error).message();
 }
@@ -199,7 +201,7 @@ Status RbBfAddItems(Command& cmd, const OpenKey& key, Held held, const BfCreateA
     auto added = chain->AddIfAbsent(cmd.arg(first));
     if (added.ok() && added.value()) modified = true;
     if (modified) cmd.Replicate();
-    if (!added.ok()) return ReplyError(AddErrorText(added.error()));
+    if (!added.ok()) return ReplyError(AddErrorText(*chain, added.error()));
     cmd.Bool(added.value());
     return {};
   }
@@ -210,7 +212,7 @@ Status RbBfAddItems(Command& cmd, const OpenKey& key, Held held, const BfCreateA
   std::unique_ptr<bool[]> outcomes(new bool[items.size()]);
   Status error;
   const std::size_t done = chain->AddIfAbsentBatch(items, std::span<bool>(outcomes.get(), items.size()), &error);
-  const std::string failure = done < items.size() ? AddErrorText(error.error()) : std::string();
+  const std::string failure = done < items.size() ? AddErrorText(*chain, error.error()) : std::string();
   for (std::size_t i = 0; i < done; ++i) modified = modified || outcomes[i];
   if (modified) cmd.Replicate();
   cmd.Array(static_cast<long>(done + (failure.empty() ? 0 : 1)));
