@@ -253,10 +253,11 @@ Result<std::uint64_t> AnyFilter::AddBatch(std::span<const std::string_view> keys
   return std::visit(
       [&](auto& f) -> Result<std::uint64_t> {
         using F = std::decay_t<decltype(f)>;
-        if constexpr (!Removable<F>) {
-          // The count of a kind without removal grows only by keys that were absent, so
-          // its growth over the core's batch is exactly what Add would have reported.
-          // On an error the keys before the failing one are in.
+        // The count of a kind without removal grows only by keys that were absent, so
+        // its growth over the core's batch is exactly what Add would have reported, up
+        // to kMaxFileCount, where it stops: near that, key by key. On an error the keys
+        // before the failing one are in.
+        if (!Removable<F> && f.count() <= kMaxFileCount - keys.size()) {
           const std::uint64_t before = f.count();
           if (Status st = f.AddBatch(keys); !st.ok()) return st.error();
           return f.count() - before;

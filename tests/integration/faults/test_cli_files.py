@@ -306,6 +306,65 @@ class HeaderFirstTest(FilesTestCase):
         self.assertIn(b"count 18446744073709551615", r.stderr)
 
 
+class CountLimitTest(FilesTestCase):
+    """A file whose count is resealed at 2^63 - 1, the most a filter keeps: what `add` and
+    `remove` make of it, `info` loads. A Bloom filter's count stops there; a scalable
+    filter, whose stage counts steer its growth, refuses the new key and keeps its file."""
+
+    MAX = (1 << 63) - 1
+
+    def resealed(self, kind, edit, name=None):
+        path = self.create((name or kind) + ".bf", "--kind", kind)
+        data = bytearray(read_bytes(path))
+        edit(data)
+        with open(path, "wb") as f:
+            f.write(reseal(bytes(data[:-8])))
+        return path
+
+    def loads(self, path):
+        r = run(["info", path])
+        self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
+        return r.stdout.decode()
+
+    def test_bloom_counts_stop_at_the_limit(self):
+        for kind in ("classic", "blocked", "counting"):
+            path = self.resealed(kind, lambda d: struct.pack_into("<Q", d, 40, self.MAX))
+            r = run(["add", path, "--no-progress"], stdin=b"k1\nk2\nk3\n")
+            self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
+            self.assertIn("9,223,372,036,854,775,807", self.loads(path), kind)
+            r = run(["query", path, "--no-progress"], stdin=b"k1\n")
+            self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
+
+    def test_scalable_refuses_a_key_past_the_limit(self):
+        def at_limit(d):
+            struct.pack_into("<Q", d, 40, self.MAX)
+            stored = struct.unpack_from("<Q", d, 128 + 48)[0]
+            end = 128 + 128 + stored + 8
+            stage = bytearray(d[128:end])
+            struct.pack_into("<Q", stage, 40, self.MAX)
+            d[128:end] = reseal(bytes(stage[:-8]))
+
+        path = self.resealed("scalable", at_limit)
+        before = read_bytes(path)
+        r = run(["add", path, "--no-progress"], stdin=b"k1\n")
+        self.assertEqual(r.returncode, EXIT_DATA, r.stderr)
+        self.assertIn(b"9223372036854775807", r.stderr)
+        self.assertEqual(read_bytes(path), before)
+        self.loads(path)
+
+    def test_cuckoo_delete_count_stops_at_the_limit(self):
+        deletes = 72 + 8 * 5
+        path = self.resealed("cuckoo", lambda d: struct.pack_into("<Q", d, deletes, self.MAX))
+        self.assertEqual(run(["add", path, "--no-progress"], stdin=b"k1\n").returncode, 0)
+        r = run(["remove", path, "--no-progress"], stdin=b"k1\n")
+        self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
+        self.loads(path)
+        over = self.resealed("cuckoo", lambda d: struct.pack_into("<Q", d, deletes, (1 << 64) - 1), "over")
+        r = run(["info", over])
+        self.assertEqual(r.returncode, EXIT_DATA, r.stderr)
+        self.assertIn(b"delete count 18446744073709551615", r.stderr)
+
+
 if __name__ == "__main__":
     if not CLI:
         raise SystemExit("set BLOOMKIT_CLI to the bloomkit binary")
