@@ -5,7 +5,9 @@
 //  - Deserialize never crashes, never trips a sanitizer, never allocates a filter above
 //    the 64 MiB limit given to it (larger declared sizes must be rejected first);
 //  - an accepted filter answers queries, and serializes back to the same bytes when its
-//    payload was stored raw (compressed inputs: a second round trip is stable).
+//    payload was stored raw (compressed inputs: a second round trip is stable);
+//  - after a few adds, removes and merges it saves what loads again
+//    (CheckReachableStatesLoad, fuzz_filters.h), counts at their limit included.
 // Each input runs twice: as is, and with its trailing checksum recomputed, so that the
 // fuzzer reaches the parameter and payload checks behind the checksum.
 #include <cstddef>
@@ -39,6 +41,7 @@ void LoadOne(const std::uint8_t* data, std::size_t size) {
   if (stored_raw && (again.size() != size || std::memcmp(again.data(), data, size) != 0)) __builtin_trap();
   auto reloaded = Filter::Deserialize(again, options);
   if (!reloaded.ok() || !(reloaded.value() == filter)) __builtin_trap();
+  bloomkit_fuzz::CheckReachableStatesLoad(std::move(filter), bloomkit::internal::Checksum64(data, size), options);
 }
 
 }  // namespace

@@ -13,7 +13,9 @@
 //    Deserialize of those bytes: both load, to the same serialization, or both fail;
 //  - a file that loads, truncated after its reader was opened (the payload ends early
 //    while it is read: EOF mid-payload), fails to load with an error;
-//  - a classic, blocked or scalable file that loads merges into its own loaded filter.
+//  - a classic, blocked or scalable file that loads merges into its own loaded filter;
+//  - a file that loads, after a few adds, removes and merges, saves what loads again
+//    (CheckReachableStatesLoad, fuzz_filters.h), counts at their limit included.
 // Each input runs twice: as is, and with its trailing checksum recomputed, so that the
 // loads reach the payload behind the checksum.
 #include <unistd.h>
@@ -30,6 +32,7 @@
 #include <vector>
 
 #include "bloomkit/bloomkit.h"
+#include "fuzz_filters.h"
 #include "fuzz_scratch.h"
 #include "internal/endian.h"
 #include "internal/hash_inline.h"
@@ -82,6 +85,8 @@ void LoadAs(const std::filesystem::path& path, std::span<const std::byte> bytes)
     Agree(bloomkit::ReadFrom<Filter>(in, options), Filter::Deserialize(announced, options), /*same_code=*/false);
   }
   if (!from_file.ok()) return;
+  bloomkit_fuzz::CheckReachableStatesLoad(from_file.value(), bloomkit::internal::Checksum64(bytes.data(), bytes.size()),
+                                          options);
 
   if constexpr (requires(Filter & f, bloomkit::FilterReader & r) { f.MergeFrom(r); }) {
     Filter merged = from_file.value();

@@ -9,7 +9,9 @@
 //   mode % 6 == 4 / 5  a bloomkit file of kind 6 / 7 (the rest)
 // Properties: no crash or sanitizer report; every error has a message; nothing over the
 // 4 MiB limit is allocated for a filter; an accepted filter answers queries, re-encodes
-// to a payload and a file that decode to an equal filter, and takes further adds.
+// to a payload and a file that decode to an equal filter, and takes further adds, after
+// which (and after removes) it still re-encodes to what decodes: counts stay at most
+// 2^63 - 1, the most a file holds (fuzz_filters.h).
 #include <cstdint>
 #include <span>
 #include <string>
@@ -17,6 +19,7 @@
 #include "bloomkit/format.h"
 #include "bloomkit/redisbloom.h"
 #include "bloomkit/redisbloom_codec.h"
+#include "fuzz_filters.h"
 #include "fuzz_input.h"
 
 namespace {
@@ -45,6 +48,7 @@ void Exercise(bloomkit::RedisBloomScalableFilter& f) {
     if (Failed(added)) break;
     BLOOMKIT_FUZZ_CHECK(f.MayContain("fuzz:" + std::to_string(i)));
   }
+  bloomkit_fuzz::CheckReachableStatesLoad(f, f.count(), kLimits);
 }
 
 void Exercise(bloomkit::RedisCuckooFilter& f) {
@@ -53,12 +57,9 @@ void Exercise(bloomkit::RedisCuckooFilter& f) {
   auto payload = bloomkit::DecodeRedisCuckooDump(bloomkit::EncodeRedisCuckooDump(f), kLimits);
   BLOOMKIT_FUZZ_CHECK(payload.ok() && payload.value() == f);
   // The item count is RedisBloom's counter, not checked against the slots (a key whose
-  // LOADCHUNK stopped after the header keeps it; deletes may wrap it as in RedisBloom):
-  // a file holds counts up to 2^63 - 1.
-  if (f.count() <= bloomkit::kMaxFileCount) {
-    auto file = bloomkit::RedisCuckooFilter::Deserialize(f.Serialize(), kLimits);
-    BLOOMKIT_FUZZ_CHECK(file.ok() && file.value() == f);
-  }
+  // LOADCHUNK stopped after the header keeps it; a delete then stops it at 0).
+  auto file = bloomkit::RedisCuckooFilter::Deserialize(f.Serialize(), kLimits);
+  BLOOMKIT_FUZZ_CHECK(file.ok() && file.value() == f);
   for (int i = 0; i < 8; ++i) {
     const std::string key = "fuzz:" + std::to_string(i);
     bloomkit::Status s = f.Add(key);
@@ -70,6 +71,7 @@ void Exercise(bloomkit::RedisCuckooFilter& f) {
     if (i % 2 == 1) BLOOMKIT_FUZZ_CHECK(f.Remove(key));
   }
   f.Compact(true);
+  bloomkit_fuzz::CheckReachableStatesLoad(f, f.count(), kLimits);
 }
 
 template <typename Filter, typename FromHeader, typename LoadChunk>

@@ -6,7 +6,9 @@
 //     rdb values (ready, and loading half way; encoding versions 1 and 2);
 //   redis_args, cli_numbers, cli_keys: valid command arguments, numbers and key files;
 //   redisbloom: RedisBloom 2.8.20's DUMP payloads and SCANDUMP chunks of its small keys
-//     (tests/golden/redisbloom), and the same filters as bloomkit files.
+//     (tests/golden/redisbloom), and the same filters as bloomkit files;
+//   count_limit seeds of every kind: a file (or RedisBloom header chunk) whose counts are
+//     2^63 - 1, the most a filter keeps, which an add once took past what loads.
 // Run from the repository root (the output is deterministic, so a re-run changes no
 // file unless a format changed):
 //   build/<preset>/tests/fuzz/fuzz_make_corpus tests/fuzz/corpus
@@ -26,6 +28,8 @@
 #include "dump.h"
 #include "fuzz_filters.h"
 #include "fuzz_input.h"
+#include "internal/endian.h"
+#include "internal/hash_inline.h"
 
 namespace {
 
@@ -59,6 +63,53 @@ int Write(const fs::path& dir, const std::string& name, const Filter& filter) {
   return failures;
 }
 
+// `bytes`, a file of `kind`, with every count it holds at kMaxFileCount (a scalable
+// filter's first stage too, a RedisBloom kind's header chunk too) and its checksums
+// resealed.
+std::vector<std::byte> AtCountLimit(bloomkit::FilterKind kind, std::vector<std::byte> bytes) {
+  using bloomkit::internal::Checksum64;
+  using bloomkit::internal::LoadLE;
+  using bloomkit::internal::StoreLE;
+  constexpr std::uint64_t kMax = bloomkit::kMaxFileCount;
+  constexpr std::size_t kHead = bloomkit::kHeaderBytes;
+  constexpr std::size_t kCount = 40;
+  constexpr std::size_t kDeletes = 72 + std::size_t{8} * 5;  // params[5] of both cuckoo kinds
+  std::byte* b = bytes.data();
+  switch (kind) {
+    case bloomkit::FilterKind::kCuckoo: StoreLE<std::uint64_t>(b + kDeletes, kMax); break;  // count = fingerprints
+    case bloomkit::FilterKind::kScalable: {
+      StoreLE<std::uint64_t>(b + kCount, kMax);
+      StoreLE<std::uint64_t>(b + kHead + kCount, kMax);
+      const std::size_t stage_body = kHead + static_cast<std::size_t>(LoadLE<std::uint64_t>(b + kHead + 48));
+      StoreLE<std::uint64_t>(b + kHead + stage_body, Checksum64(b + kHead, stage_body));
+      break;
+    }
+    case bloomkit::FilterKind::kRedisBloomScalable:
+      StoreLE<std::uint64_t>(b + kCount, kMax);
+      StoreLE<std::uint64_t>(b + kHead, kMax);                                    // the chain's size
+      for (std::uint32_t i = 0; i < LoadLE<std::uint32_t>(b + kHead + 8); ++i) {  // link 0 holds them all
+        StoreLE<std::uint64_t>(b + kHead + 20 + 53 * std::size_t{i} + 16, i == 0 ? kMax : 0);
+      }
+      break;
+    case bloomkit::FilterKind::kRedisBloomCuckoo:
+      for (const std::size_t at : {kCount, kDeletes, kHead, kHead + 16}) StoreLE<std::uint64_t>(b + at, kMax);
+      break;
+    default: StoreLE<std::uint64_t>(b + kCount, kMax); break;
+  }
+  const std::size_t body = bytes.size() - bloomkit::kChecksumBytes;
+  StoreLE<std::uint64_t>(b + body, Checksum64(b, body));
+  return bytes;
+}
+
+std::string AsString(std::span<const std::byte> bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+template <typename Filter>
+int WriteCountLimitSeed(const fs::path& dir, const Filter& filter) {
+  return WriteBytes(dir / "count_limit.bf", AsString(AtCountLimit(Filter::kKind, filter.Serialize())));
+}
+
 template <typename Filter>
 int WriteBloomKind(const fs::path& dir) {
   int failures = 0;
@@ -75,7 +126,7 @@ int WriteBloomKind(const fs::path& dir) {
   for (int i = 0; i < 50; ++i) {
     if (!sized->Add("item" + std::to_string(i)).ok()) return 1;
   }
-  return failures + Write(dir, "n50_p1pct_full", sized.value());
+  return failures + Write(dir, "n50_p1pct_full", sized.value()) + WriteCountLimitSeed(dir, sized.value());
 }
 
 // Copies the seeds of `kinds` into the corpus of `target`, each prefixed with its kind.
@@ -355,7 +406,23 @@ int WriteRedisBloomSeeds(const fs::path& dir, const fs::path& update_dir) {
     }
     failures += WriteBytes(dir / (key + "_chunks"), chunks.bytes());
     failures += WriteBytes(dir / (key + "_file"), FuzzInputWriter().Byte(cuckoo ? 5 : 4).Raw(file).bytes());
-    if (key.ends_with("_default")) failures += WriteBytes(update_dir / ("redisbloom_" + key + ".bf"), file);
+    if (key.ends_with("_default")) {
+      failures += WriteBytes(update_dir / ("redisbloom_" + key + ".bf"), file);
+      // Counts at their limit: the file, and the header chunk alone (BF.LOADCHUNK's
+      // 73-byte header whose chain size and link size are 2^63 - 1, CF's 38 bytes).
+      const auto limit =
+          AtCountLimit(cuckoo ? bloomkit::FilterKind::kRedisBloomCuckoo : bloomkit::FilterKind::kRedisBloomScalable,
+                       std::vector<std::byte>(reinterpret_cast<const std::byte*>(file.data()),
+                                              reinterpret_cast<const std::byte*>(file.data()) + file.size()));
+      const std::string stem = cuckoo ? "cf_count_limit" : "bf_count_limit";
+      failures += WriteBytes(update_dir / ("redisbloom_" + stem + ".bf"), AsString(limit));
+      failures +=
+          WriteBytes(dir / (stem + "_file"), FuzzInputWriter().Byte(cuckoo ? 5 : 4).Raw(AsString(limit)).bytes());
+      const std::size_t head = cuckoo ? 38 : 20 + 53 * static_cast<std::size_t>(limit[bloomkit::kHeaderBytes + 8]);
+      failures += WriteBytes(
+          dir / (stem + "_chunks"),
+          FuzzInputWriter().Byte(cuckoo ? 3 : 2).Field(std::span(limit).subspan(bloomkit::kHeaderBytes, head)).bytes());
+    }
   }
   // The header chunk of a scaling chain whose first link has RedisBloom 2.0's unhalved
   // rate, 0.7962 (BF.RESERVE k 0.7962 100 there): it loads and saves as a file.
@@ -385,6 +452,9 @@ int main(int argc, char** argv) {
   failures += WriteSamples(root / "counting", counting);
   failures += WriteSamples(root / "scalable", scalable);
   failures += WriteSamples(root / "cuckoo", cuckoo);
+  failures += WriteCountLimitSeed(root / "counting", counting.back().second);
+  failures += WriteCountLimitSeed(root / "scalable", scalable.front().second);  // one stage
+  failures += WriteCountLimitSeed(root / "cuckoo", cuckoo.back().second);
   // Family bytes as in redis_dump_model.h: 0 BF (scalable), 1 CF (cuckoo), 2 CBF (counting).
   failures += WriteModuleSeeds(root, 0, "bf", scalable);
   failures += WriteModuleSeeds(root, 1, "cf", cuckoo);
