@@ -844,12 +844,17 @@ py::class_<Box<F>> BindFilter(py::module_& m, const char* name, const char* doc)
       },
       py::arg("path"), py::kw_only(), py::arg("max_memory") = kDefaultMaxMemory,
       "Loads a file of this kind (bloomkit.load() opens any kind).");
-  cls.def(py::pickle([](const B& self) { return ToPyBytes(self.filter.Serialize()); },
-                     [](const py::bytes& state) {
-                       const std::string_view view = state;
-                       return MakeBox(
-                           FromBytes<F>(std::as_bytes(std::span(view.data(), view.size())), kDefaultMaxMemory));
-                     }));
+  // The pickled state is to_bytes(): taken under the same lock, so a pickle taken while
+  // another thread runs update() holds one consistent filter.
+  cls.def(py::pickle(
+      [](const B& self) {
+        std::vector<std::byte> bytes = Unlocked(self, false, [&] { return self.filter.Serialize(); });
+        return ToPyBytes(bytes);
+      },
+      [](const py::bytes& state) {
+        const std::string_view view = state;
+        return MakeBox(FromBytes<F>(std::as_bytes(std::span(view.data(), view.size())), kDefaultMaxMemory));
+      }));
 
   if constexpr (kCanRemove<F>) {
     cls.def(

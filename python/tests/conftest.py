@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -42,6 +43,19 @@ def cli():
     def run(*args, input=None, check=True):
         return subprocess.run(
             [path, *map(str, args)], input=input, capture_output=True, check=check
+        )
+
+    return run
+
+
+@pytest.fixture
+def run_python():
+    """Runs Python code in a child interpreter (this one, same environment): for what would
+    take pytest down with it (a crash, an abort, a hang) and for how a process exits."""
+
+    def run(code, *args, timeout=60):
+        return subprocess.run(
+            [sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, timeout=timeout
         )
 
     return run
