@@ -23,6 +23,7 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -33,6 +34,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -80,6 +82,79 @@ T Take(Result<T>&& result) {
   if (!result.ok()) Throw(result.error());
   return std::move(result).value();
 }
+
+// ---------------------------------------------------------------------------------------
+// The GIL, released and taken back, also while the interpreter exits.
+//
+// Once Py_FinalizeEx has begun, a daemon thread that asks for the GIL back is ended on the
+// spot with pthread_exit, a forced unwind of its stack. Asked from a destructor (as
+// py::gil_scoped_release asks), the unwind meets a noexcept frame and std::terminate aborts
+// the whole process ("terminate called without an active exception"); asked from anywhere
+// else, the unwind would run destructors that touch Python objects without the GIL. So every
+// release of the GIL here is a GilRelease, and it never asks for the GIL once the exit has
+// begun: a thread other than the exiting one parks for good instead (as CPython 3.14 parks
+// daemon threads), holding no lock of a filter. The exit is announced by an atexit function,
+// which runs before finalization starts ending threads and waits out the threads that were
+// already asking for the GIL.
+
+// The thread state of the thread running the exit, once it began; nullptr before.
+std::atomic<PyThreadState*> g_exiting{nullptr};
+// Threads asking for the GIL back through RestoreGil right now.
+std::atomic<int> g_restoring{0};
+
+// Takes the GIL back for `state`; false (the GIL not taken) if the interpreter is exiting
+// and this thread is not the one that runs the exit: it must never run Python again.
+bool RestoreGil(PyThreadState* state) {
+  // Sequentially consistent, with AnnounceExit: either this thread sees the exit, or the
+  // exit sees this thread in g_restoring and waits until it holds the GIL.
+  g_restoring.fetch_add(1);
+  PyThreadState* const exiting = g_exiting.load();
+  if (exiting != nullptr && exiting != state) {
+    g_restoring.fetch_sub(1);
+    return false;
+  }
+  PyEval_RestoreThread(state);
+  g_restoring.fetch_sub(1);
+  return true;
+}
+
+[[noreturn]] void ParkForever() {
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(24));
+}
+
+// The atexit function (run with the GIL held, before finalization ends threads).
+void AnnounceExit() {
+  g_exiting.store(PyThreadState_Get());
+  PyThreadState* const self = PyEval_SaveThread();
+  while (g_restoring.load() != 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  PyEval_RestoreThread(self);
+}
+
+// Releases the GIL for its scope; in its destructor takes it back, or parks the thread if
+// the interpreter is exiting.
+class GilRelease {
+ public:
+  GilRelease() : state_(PyEval_SaveThread()) {}
+  GilRelease(const GilRelease&) = delete;
+  GilRelease& operator=(const GilRelease&) = delete;
+  GilRelease(GilRelease&&) = delete;
+  GilRelease& operator=(GilRelease&&) = delete;
+  ~GilRelease() {
+    if (state_ != nullptr && !RestoreGil(state_)) ParkForever();
+  }
+
+  // Takes the GIL back now, with `lock` held; if the thread must park, it unlocks first.
+  template <typename Lock>
+  void RestoreKeeping(Lock& lock) {
+    if (!RestoreGil(std::exchange(state_, nullptr))) {
+      lock.unlock();
+      ParkForever();
+    }
+  }
+
+ private:
+  PyThreadState* state_;
+};
 
 // ---------------------------------------------------------------------------------------
 // Kinds and what each can do.
@@ -145,7 +220,7 @@ decltype(auto) Unlocked(const Box<F>& box, bool write, Fn&& fn) {
     ~Done() { count.fetch_sub(1, std::memory_order_relaxed); }
     std::atomic<int>& count;
   } done{released};
-  py::gil_scoped_release nogil;
+  GilRelease nogil;  // taken back after the lock is released
   if (write) {
     std::unique_lock lock(box.mutex);
     return std::forward<Fn>(fn)();
@@ -163,15 +238,17 @@ decltype(auto) WithGil(const Box<F>& box, bool write, Fn&& fn) {
   if (write) {
     std::unique_lock lock(box.mutex, std::defer_lock);
     {
-      py::gil_scoped_release nogil;
+      GilRelease nogil;
       lock.lock();
+      nogil.RestoreKeeping(lock);
     }
     return std::forward<Fn>(fn)();
   }
   std::shared_lock lock(box.mutex, std::defer_lock);
   {
-    py::gil_scoped_release nogil;
+    GilRelease nogil;
     lock.lock();
+    nogil.RestoreKeeping(lock);
   }
   return std::forward<Fn>(fn)();
 }
@@ -385,7 +462,7 @@ std::string PathString(const py::object& path) {
 }
 
 Result<std::vector<std::byte>> ReadPath(const std::string& path, std::uint64_t max_memory) {
-  py::gil_scoped_release nogil;
+  GilRelease nogil;
   auto bytes = ReadFileBytes(path, max_memory);
   if (!bytes.ok()) return Error(bytes.error().code(), path + ": " + bytes.error().message());
   return bytes;
@@ -396,7 +473,7 @@ Result<std::vector<std::byte>> ReadPath(const std::string& path, std::uint64_t m
 template <typename F>
 F FromBytes(std::span<const std::byte> bytes, std::uint64_t max_memory) {
   Result<F> filter = [&] {
-    py::gil_scoped_release nogil;
+    GilRelease nogil;
     return F::Deserialize(bytes, LoadOptions{.max_memory_bytes = max_memory});
   }();
   return Take(std::move(filter));
@@ -836,7 +913,7 @@ py::class_<Box<F>> BindFilter(py::module_& m, const char* name, const char* doc)
         const std::string file = PathString(path);
         std::vector<std::byte> bytes = Take(ReadPath(file, max_memory));
         Result<F> filter = [&] {
-          py::gil_scoped_release nogil;
+          GilRelease nogil;
           return F::Deserialize(bytes, LoadOptions{.max_memory_bytes = max_memory});
         }();
         if (!filter.ok()) Throw(Error(filter.error().code(), file + ": " + filter.error().message()));
@@ -989,7 +1066,7 @@ py::object FromAnyBytes(std::span<const std::byte> bytes, std::uint64_t max_memo
   if (!header.ok()) Throw(prefix(header.error()));
   auto load = [&]<typename F>(std::type_identity<F>) -> py::object {
     Result<F> filter = [&] {
-      py::gil_scoped_release nogil;
+      GilRelease nogil;
       return F::Deserialize(bytes, LoadOptions{.max_memory_bytes = max_memory});
     }();
     if (!filter.ok()) Throw(prefix(filter.error()));
@@ -1132,7 +1209,7 @@ void BindRedisTransfer(py::class_<Box<F>>& cls, Encode encode, Decode decode, Sc
         const py::buffer_info info = payload.request();
         const std::span<const std::byte> bytes = BufferBytes(info);
         Result<F> filter = [&] {
-          py::gil_scoped_release nogil;
+          GilRelease nogil;
           return decode(bytes, LoadOptions{.max_memory_bytes = max_memory});
         }();
         return MakeBox(Take(std::move(filter)));
@@ -1193,7 +1270,7 @@ struct MappedBox {
 
 template <typename Fn>
 decltype(auto) MappedUnlocked(const MappedBox& box, Fn&& fn) {
-  py::gil_scoped_release nogil;
+  GilRelease nogil;
   std::shared_lock lock(box.mutex);
   if (!box.view) throw py::value_error("the mapped filter is closed");  // needs no GIL until caught
   return fn(*box.view);
@@ -1280,7 +1357,7 @@ void BindMapped(py::module_& m) {
   cls.def(
       "close",
       [](MappedBox& self) {
-        py::gil_scoped_release nogil;
+        GilRelease nogil;
         std::unique_lock lock(self.mutex);
         self.view.reset();
       },
@@ -1288,7 +1365,7 @@ void BindMapped(py::module_& m) {
   cls.def(
       "__enter__", [](MappedBox& self) -> MappedBox& { return self; }, py::return_value_policy::reference);
   cls.def("__exit__", [](MappedBox& self, const py::args&) {
-    py::gil_scoped_release nogil;
+    GilRelease nogil;
     std::unique_lock lock(self.mutex);
     self.view.reset();
     return false;
@@ -1305,7 +1382,7 @@ void BindMapped(py::module_& m) {
       [](const py::object& path, bool verify) {
         const std::string file = PathString(path);
         Result<MappedFilter> view = [&] {
-          py::gil_scoped_release nogil;
+          GilRelease nogil;
           return MappedFilter::Open(file, MapOptions{.verify_checksum = verify});
         }();
         if (!view.ok()) Throw(Error(view.error().code(), file + ": " + view.error().message()));
@@ -1323,7 +1400,7 @@ void BindMapped(py::module_& m) {
       [](const py::object& path) {
         const std::string file = PathString(path);
         Result<FileHeader> header = [&] {
-          py::gil_scoped_release nogil;
+          GilRelease nogil;
           return VerifyFile(file);
         }();
         if (!header.ok()) Throw(Error(header.error().code(), file + ": " + header.error().message()));
@@ -1343,6 +1420,10 @@ PYBIND11_MODULE(_bloomkit, m) {
   m.doc() = "bloomkit's filters (C++ core); import the bloomkit package, not this module.";
   m.attr("DEFAULT_MAX_MEMORY") = kDefaultMaxMemory;
   m.attr("FORMAT_VERSION") = kFormatVersion;
+  // Daemon threads inside a batch when the interpreter exits park instead of aborting the
+  // process (GilRelease). A new interpreter (embedding) starts with no exit announced.
+  g_exiting.store(nullptr);
+  py::module_::import("atexit").attr("register")(py::cpp_function(&AnnounceExit));
 
   auto classic = BindFilter<BloomFilter>(
       m, "BloomFilter",
@@ -1505,13 +1586,13 @@ PYBIND11_MODULE(_bloomkit, m) {
         const LoadOptions load{.max_memory_bytes = max_memory};
         if (kind == FilterKind::kRedisBloomCuckoo) {
           Result<RedisCuckooFilter> filter = [&] {
-            py::gil_scoped_release nogil;
+            GilRelease nogil;
             return DecodeRedisCuckooDump(bytes, load);
           }();
           return py::cast(MakeBox(Take(std::move(filter))));
         }
         Result<RedisBloomScalableFilter> filter = [&] {
-          py::gil_scoped_release nogil;
+          GilRelease nogil;
           return DecodeRedisBloomDump(bytes, load);
         }();
         return py::cast(MakeBox(Take(std::move(filter))));
@@ -1563,7 +1644,7 @@ PYBIND11_MODULE(_bloomkit, m) {
       .def(py::init([](const py::object& path, double wait, bool missing_ok) {
              const std::string file = PathString(path);
              Result<FileLock> lock = [&] {
-               py::gil_scoped_release nogil;
+               GilRelease nogil;
                return FileLock::Acquire(file, LockOptions{.wait_seconds = wait, .missing_ok = missing_ok});
              }();
              if (!lock.ok()) Throw(Error(lock.error().code(), file + ": " + lock.error().message()));
