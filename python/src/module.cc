@@ -1256,25 +1256,70 @@ py::dict HeaderDict(const FileHeader& h) {
 }
 
 // A memory-mapped, read-only filter file (MappedFilter) and the Python object around it.
-// close() unmaps at once; a batch running without the GIL holds the mutex shared, so
-// close() (exclusive) waits for it.
-struct MappedBox {
-  std::optional<MappedFilter> view;
-  mutable std::shared_mutex mutex;
-
-  const MappedFilter& Get() const {
-    if (!view) throw py::value_error("the mapped filter is closed");
-    return *view;
+// close() unmaps at once, under the mutex held exclusive. The view is private: every call
+// reads it through Read() or ReadUnlocked(), which hold the mutex shared (so close() waits
+// for them) and raise ValueError once it is closed.
+class MappedBox {
+  // (The helpers come first: the members below deduce their return types from them.)
+  const MappedFilter& Open() const {
+    if (!view_) throw py::value_error("the mapped filter is closed");
+    return *view_;
   }
-};
 
-template <typename Fn>
-decltype(auto) MappedUnlocked(const MappedBox& box, Fn&& fn) {
-  GilRelease nogil;
-  std::shared_lock lock(box.mutex);
-  if (!box.view) throw py::value_error("the mapped filter is closed");  // needs no GIL until caught
-  return fn(*box.view);
-}
+  // fn() under the shared lock, with the GIL held; fn may find the view closed.
+  template <typename Fn>
+  decltype(auto) Locked(Fn&& fn) const {
+    std::shared_lock lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) {  // a close() or a batch holds it: wait without the GIL
+      GilRelease nogil;
+      lock.lock();
+      nogil.RestoreKeeping(lock);
+    }
+    return std::forward<Fn>(fn)();
+  }
+
+ public:
+  explicit MappedBox(MappedFilter view) : view_(std::move(view)) {}
+
+  // fn(view) with the GIL held. fn must not run Python code (a close() from it would wait
+  // for itself): it reads the view into C++ values, which the caller turns into objects.
+  template <typename Fn>
+  decltype(auto) Read(Fn&& fn) const {
+    return Locked([&]() -> decltype(auto) { return std::forward<Fn>(fn)(Open()); });
+  }
+
+  // fn(view) with the GIL released (batches, copies).
+  template <typename Fn>
+  decltype(auto) ReadUnlocked(Fn&& fn) const {
+    GilRelease nogil;  // taken back after the lock is released
+    std::shared_lock lock(mutex_);
+    return std::forward<Fn>(fn)(Open());  // Open()'s error needs no GIL until caught
+  }
+
+  bool closed() const {
+    return Locked([this] { return !view_.has_value(); });
+  }
+
+  // The repr: needs the view if open, and no error if closed.
+  std::string Describe() const {
+    return Locked([this] {
+      if (!view_) return std::string("<bloomkit.MappedFilter closed>");
+      return "<bloomkit.MappedFilter kind=" + std::string(FilterKindName(view_->kind())) +
+             " count=" + std::to_string(view_->header().count) + " file_bytes=" + std::to_string(view_->file_bytes()) +
+             ">";
+    });
+  }
+
+  void Close() {
+    GilRelease nogil;
+    std::unique_lock lock(mutex_);
+    view_.reset();
+  }
+
+ private:
+  std::optional<MappedFilter> view_;
+  mutable std::shared_mutex mutex_;
+};
 
 void BindMapped(py::module_& m) {
   py::class_<MappedBox> cls(m, "MappedFilter",
@@ -1286,9 +1331,13 @@ void BindMapped(py::module_& m) {
   cls.def(
       "__contains__",
       [](const MappedBox& self, const py::handle& key) {
-        std::string_view bytes;
-        if (!KeyBytes(key.ptr(), &bytes)) throw py::error_already_set();
-        return self.Get().MayContain(bytes);
+        return self.Read([&](const MappedFilter& view) {
+          // The key's bytes are read under the lock: waiting for it released the GIL, and
+          // another thread may have resized a bytearray key meanwhile.
+          std::string_view bytes;
+          if (!KeyBytes(key.ptr(), &bytes)) throw py::error_already_set();
+          return view.MayContain(bytes);
+        });
       },
       py::arg("key"), "False: certainly never added. True: may have been added.");
   cls.def(
@@ -1297,7 +1346,7 @@ void BindMapped(py::module_& m) {
         py::list out;
         std::unique_ptr<bool[]> found(new bool[kChunkKeys]);
         ForEachChunk(keys, [&](std::span<const std::string_view> chunk) {
-          MappedUnlocked(self, [&](const MappedFilter& view) {
+          self.ReadUnlocked([&](const MappedFilter& view) {
             return view.MayContainBatch(chunk, std::span<bool>(found.get(), chunk.size()));
           });
           for (std::size_t i = 0; i < chunk.size(); ++i) {
@@ -1311,7 +1360,7 @@ void BindMapped(py::module_& m) {
       "contains_into",
       [](const MappedBox& self, const py::object& keys, const py::buffer& out) {
         return ContainsInto(keys, out, [&](std::span<const std::string_view> chunk, bool* dest) {
-          return MappedUnlocked(self, [&](const MappedFilter& view) {
+          return self.ReadUnlocked([&](const MappedFilter& view) {
             return view.MayContainBatch(chunk, std::span<bool>(dest, chunk.size()));
           });
         });
@@ -1319,63 +1368,68 @@ void BindMapped(py::module_& m) {
       py::arg("keys"), py::arg("out"),
       "Writes 1 (may be present) or 0 (certainly absent) for each key into out and returns how\n"
       "many may be present (as the filters' contains_into).");
+  auto header_of = [](const MappedBox& self) {
+    return self.Read([](const MappedFilter& view) { return view.header(); });
+  };
   cls.def_property_readonly(
-      "kind", [](const MappedBox& self) { return std::string(FilterKindName(self.Get().kind())); },
+      "kind",
+      [](const MappedBox& self) {
+        return std::string(FilterKindName(self.Read([](const MappedFilter& view) { return view.kind(); })));
+      },
       "classic or blocked.");
   cls.def_property_readonly(
-      "header", [](const MappedBox& self) { return HeaderDict(self.Get().header()); },
+      "header", [header_of](const MappedBox& self) { return HeaderDict(header_of(self)); },
       "The file's header, as bloomkit.inspect() returns it.");
   cls.def(
-      "__len__", [](const MappedBox& self) { return self.Get().header().count; },
+      "__len__", [header_of](const MappedBox& self) { return header_of(self).count; },
       "The count of keys stored in the file's header.");
   cls.def_property_readonly(
-      "count", [](const MappedBox& self) { return self.Get().header().count; },
+      "count", [header_of](const MappedBox& self) { return header_of(self).count; },
       "The count of keys stored in the file's header (what len() returns).");
   cls.def_property_readonly(
-      "capacity", [](const MappedBox& self) { return self.Get().header().capacity; }, "Keys the filter was sized for.");
+      "capacity", [header_of](const MappedBox& self) { return header_of(self).capacity; },
+      "Keys the filter was sized for.");
   cls.def_property_readonly(
-      "fp_rate", [](const MappedBox& self) { return self.Get().header().fp_rate; },
+      "fp_rate", [header_of](const MappedBox& self) { return header_of(self).fp_rate; },
       "The target false-positive rate the filter was created with.");
   cls.def_property_readonly(
-      "file_bytes", [](const MappedBox& self) { return self.Get().file_bytes(); }, "Bytes of the file mapped.");
+      "file_bytes",
+      [](const MappedBox& self) { return self.Read([](const MappedFilter& view) { return view.file_bytes(); }); },
+      "Bytes of the file mapped.");
   cls.def_property_readonly(
-      "truncated", [](const MappedBox& self) { return self.Get().truncated(); },
+      "truncated",
+      [](const MappedBox& self) { return self.Read([](const MappedFilter& view) { return view.truncated(); }); },
       "True once the file shrank under the view: every answer is then True.");
   cls.def_property_readonly(
-      "closed", [](const MappedBox& self) { return !self.view.has_value(); }, "True after close().");
+      "closed", [](const MappedBox& self) { return self.closed(); }, "True after close().");
   cls.def(
       "to_filter",
       [](const MappedBox& self) -> py::object {
-        const MappedFilter& view = self.Get();
-        if (const auto* classic = view.get_if<BloomFilter>()) return py::cast(MakeBox(BloomFilter(*classic)));
-        if (const auto* blocked = view.get_if<BlockedBloomFilter>()) {
-          return py::cast(MakeBox(BlockedBloomFilter(*blocked)));
-        }
+        // Copied without the GIL (the filter may be large); the objects are made after.
+        std::optional<BloomFilter> classic;
+        std::optional<BlockedBloomFilter> blocked;
+        self.ReadUnlocked([&](const MappedFilter& view) {
+          if (const auto* c = view.get_if<BloomFilter>()) {
+            classic.emplace(*c);
+          } else if (const auto* b = view.get_if<BlockedBloomFilter>()) {
+            blocked.emplace(*b);
+          }
+        });
+        if (classic) return py::cast(MakeBox(std::move(*classic)));
+        if (blocked) return py::cast(MakeBox(std::move(*blocked)));
         throw py::value_error("the mapped filter has no owned form");
       },
       "An ordinary, writable filter (BloomFilter or BlockedBloomFilter) copied from the view.");
   cls.def(
-      "close",
-      [](MappedBox& self) {
-        GilRelease nogil;
-        std::unique_lock lock(self.mutex);
-        self.view.reset();
-      },
+      "close", [](MappedBox& self) { self.Close(); },
       "Unmaps the file now (also done by the with block and when the object is freed).");
   cls.def(
       "__enter__", [](MappedBox& self) -> MappedBox& { return self; }, py::return_value_policy::reference);
   cls.def("__exit__", [](MappedBox& self, const py::args&) {
-    GilRelease nogil;
-    std::unique_lock lock(self.mutex);
-    self.view.reset();
+    self.Close();
     return false;
   });
-  cls.def("__repr__", [](const MappedBox& self) {
-    if (!self.view) return std::string("<bloomkit.MappedFilter closed>");
-    return "<bloomkit.MappedFilter kind=" + std::string(FilterKindName(self.view->kind())) +
-           " count=" + std::to_string(self.view->header().count) +
-           " file_bytes=" + std::to_string(self.view->file_bytes()) + ">";
-  });
+  cls.def("__repr__", [](const MappedBox& self) { return self.Describe(); });
 
   m.def(
       "open_mapped",
@@ -1386,9 +1440,7 @@ void BindMapped(py::module_& m) {
           return MappedFilter::Open(file, MapOptions{.verify_checksum = verify});
         }();
         if (!view.ok()) Throw(Error(view.error().code(), file + ": " + view.error().message()));
-        auto box = std::make_unique<MappedBox>();
-        box->view.emplace(std::move(view).value());
-        return box;
+        return std::make_unique<MappedBox>(std::move(view).value());
       },
       py::arg("path"), py::kw_only(), py::arg("verify") = false,
       "Opens a classic or blocked filter file (uncompressed) as a read-only MappedFilter without\n"
