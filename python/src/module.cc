@@ -36,6 +36,7 @@
 #include <string_view>
 #include <thread>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -45,6 +46,51 @@
 namespace py = pybind11;
 
 namespace bloomkit::python {
+namespace {
+template <typename F>
+struct Box;
+struct MappedBox;
+}  // namespace
+
+// Throws ValueError if `obj` is an instance of the bound class `type` made without __init__
+// (cls.__new__(cls), or a pickle that creates the object and gives it no state).
+void RequireInitialized(py::handle obj, const std::type_info& type);
+}  // namespace bloomkit::python
+
+// Objects made without __init__. pybind11 lets `cls.__new__(cls)` make an object whose C++
+// value was never constructed, and on first use allocates it uninitialized: every method
+// then reads garbage. Every class bound here loads its objects through this caster, which
+// refuses such an object before pybind11 touches it: whatever method a class has or gains,
+// `self` (and every other argument of the class) is checked in this one place.
+namespace pybind11::detail {
+template <typename T>
+class CheckedCaster : public type_caster_base<T> {
+ public:
+  bool load(handle src, bool convert) {
+    bloomkit::python::RequireInitialized(src, typeid(T));
+    return type_caster_base<T>::load(src, convert);
+  }
+};
+template <typename F>
+class type_caster<bloomkit::python::Box<F>> : public CheckedCaster<bloomkit::python::Box<F>> {};
+template <>
+class type_caster<bloomkit::python::MappedBox> : public CheckedCaster<bloomkit::python::MappedBox> {};
+template <>
+class type_caster<bloomkit::FileLock> : public CheckedCaster<bloomkit::FileLock> {};
+}  // namespace pybind11::detail
+
+namespace bloomkit::python {
+
+void RequireInitialized(py::handle obj, const std::type_info& type) {
+  const py::detail::type_info* info = obj ? py::detail::get_type_info(type) : nullptr;
+  if (info == nullptr || PyObject_TypeCheck(obj.ptr(), info->type) == 0) return;  // not ours: the caster decides
+  auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
+  const py::detail::value_and_holder v_h = inst->get_value_and_holder(info, /*throw_if_missing=*/false);
+  if (v_h && v_h.holder_constructed()) return;
+  const std::string name = py::str(py::handle(reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr()))).attr("__name__"));
+  throw py::value_error(name + " object is not initialized: it was made without __init__ (by " + name +
+                        ".__new__ or by a pickle without state)");
+}
 
 void SetKeyTypeError(PyObject* key) {
   PyErr_Format(PyExc_TypeError,
@@ -188,22 +234,20 @@ struct Box {
   std::atomic<int> released{0};
 };
 
-// The Box of a pybind11 instance, or nullptr with a Python error set.
+// The Box of a pybind11 instance, or nullptr with a Python error set (ValueError for an
+// object made without __init__, see CheckedCaster).
 template <typename F>
 Box<F>* SelfBox(PyObject* self) {
   auto* inst = reinterpret_cast<py::detail::instance*>(self);
-  void* value = nullptr;
-  if (inst->simple_layout) {
-    value = inst->simple_value_holder[0];
-  } else {
-    try {
-      value = py::handle(self).cast<Box<F>*>();
-    } catch (const std::exception&) {
-      value = nullptr;
-    }
+  if (inst->simple_layout && inst->simple_holder_constructed) return static_cast<Box<F>*>(inst->simple_value_holder[0]);
+  try {
+    return py::handle(self).cast<Box<F>*>();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
   }
-  if (value == nullptr) PyErr_SetString(PyExc_TypeError, "bloomkit filter object is not initialized");
-  return static_cast<Box<F>*>(value);
+  return nullptr;
 }
 
 // Runs fn() with the GIL released and the box's mutex held (exclusive if `write`).
