@@ -322,6 +322,20 @@ def seal_dump(body, version):
     return data + struct.pack("<Q", crc64_redis(data))
 
 
+def scandump(c, command, key):
+    """Every (iterator, chunk) pair of `command` (BF.SCANDUMP, CF.SCANDUMP, ...) on `key`,
+    in order; a reply error is raised."""
+    chunks, it = [], 0
+    while True:
+        reply = c.call(command, key, it)
+        if isinstance(reply, ReplyError):
+            raise reply
+        it, data = reply
+        if it == 0:
+            return chunks
+        chunks.append((it, data))
+
+
 def start_cluster(count=3):
     """`count` cluster-enabled servers joined by `redis-cli --cluster create`; returns
     them (stop each when done). Raises AssertionError with redis-cli's output on failure."""

@@ -11,7 +11,7 @@ import ctypes
 import struct
 import unittest
 
-from harness import ReplyError, Server, Simple, main, time_limit
+from harness import ReplyError, Server, Simple, main, scandump, time_limit
 
 MAX = (1 << 63) - 1
 HEADER_BYTES = 128
@@ -26,18 +26,6 @@ def reseal(data):
     """A bloomkit serialization (or one stage of it) with its XXH3-64 recomputed."""
     body = bytes(data[:-CHECKSUM_BYTES])
     return bytearray(body + struct.pack("<Q", _xxh.XXH3_64bits(body, len(body))))
-
-
-def scandump(c, command, key):
-    chunks, it = [], 0
-    while True:
-        reply = c.call(command, key, it)
-        if isinstance(reply, ReplyError):
-            raise reply
-        it, data = reply
-        if it == 0:
-            return chunks
-        chunks.append((it, data))
 
 
 def with_count(chunks, count, scalable):

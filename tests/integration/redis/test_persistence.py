@@ -8,23 +8,10 @@ import os
 import time
 import unittest
 
-from harness import ReplyError, Server, Simple, main, time_limit
+from harness import ReplyError, Server, Simple, main, scandump, time_limit
 
 # Small SCANDUMP chunks so that every filter below spans many chunks.
 MODULE_ARGS = ["SCANDUMP_CHUNK_BYTES", "4096"]
-
-
-def scandump(c, command, key):
-    chunks = []
-    it = 0
-    while True:
-        reply = c.call(command, key, it)
-        if isinstance(reply, ReplyError):
-            raise reply
-        it, data = reply
-        if it == 0:
-            return chunks
-        chunks.append((it, data))
 
 
 def dump_bytes(c, family, key):

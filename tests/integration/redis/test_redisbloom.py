@@ -19,7 +19,7 @@ import tempfile
 import time
 import unittest
 
-from harness import ReplyError, Server, Simple, main, seal_dump, time_limit
+from harness import ReplyError, Server, Simple, main, scandump, seal_dump, time_limit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # RedisBloom 2.8.20's own data, shared with the core tests (README.md there).
@@ -261,19 +261,6 @@ class Writer:
 
     def payload(self):
         return seal_dump(bytes(self.out) + self.length(0), b"\x0a\x00")
-
-
-def scandump(c, command, key):
-    out = []
-    it = 0
-    while True:
-        reply = c.call(command, key, it)
-        if isinstance(reply, ReplyError):
-            raise reply
-        it, data = reply
-        if it == 0:
-            return out
-        out.append((it, data))
 
 
 class RedisBloomDataTest(unittest.TestCase):

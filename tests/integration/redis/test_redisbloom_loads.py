@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import unittest
 
-from harness import ReplyError, Server, Simple, main, seal_dump, time_limit
+from harness import ReplyError, Server, Simple, main, scandump, seal_dump, time_limit
 
 CLI = os.environ.get("BLOOMKIT_CLI")
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "golden", "redisbloom")
@@ -73,15 +73,6 @@ def bloom_dump(options, growth, links):
         d.unsigned(entries).double(error).unsigned(hashes).double(bpe).unsigned(bits).unsigned(n2)
         d.string(data).unsigned(size)
     return d.payload()
-
-
-def scandump(c, cmd, key):
-    chunks, it = [], 0
-    while True:
-        it, data = c.call(cmd, key, it)
-        if it == 0:
-            return chunks
-        chunks.append((it, data))
 
 
 class RedisBloomLoadsTest(unittest.TestCase):
