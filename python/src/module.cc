@@ -168,6 +168,19 @@ bool RestoreGil(PyThreadState* state) {
   for (;;) std::this_thread::sleep_for(std::chrono::hours(24));
 }
 
+// PyIter_Next: the next item of an iterator, or nullptr at its end or with a Python error
+// set. It may run Python code (a generator) that takes the GIL back in between; if the exit
+// ends this thread there, the forced unwind stops here and the thread parks, before the
+// unwind would run this module's destructors of Python objects without the GIL. Nothing
+// else unwinds out of the C call.
+PyObject* NextItem(PyObject* iterator) {
+  try {
+    return PyIter_Next(iterator);
+  } catch (...) {  // the forced unwind of pthread_exit
+    ParkForever();
+  }
+}
+
 // The atexit function (run with the GIL held, before finalization ends threads).
 void AnnounceExit() {
   g_exiting.store(PyThreadState_Get());
@@ -634,8 +647,12 @@ std::uint64_t ForEachChunk(const py::handle& iterable, Chunk&& chunk) {
       append(items[i]);
     }
   } else {
-    py::iterator it = py::iter(iterable);
-    for (py::handle item : it) append(item.ptr());
+    const py::iterator it = py::iter(iterable);
+    while (PyObject* next = NextItem(it.ptr())) {
+      const py::object item = py::reinterpret_steal<py::object>(next);
+      append(item.ptr());
+    }
+    if (PyErr_Occurred() != nullptr) throw py::error_already_set();
   }
   flush();
   return total;
@@ -1168,7 +1185,9 @@ F FromScanDump(const py::object& chunks, std::uint64_t max_memory, FromHeader fr
   std::optional<F> filter;
   std::int64_t expected = 1;
   std::size_t index = 0;
-  for (py::handle item : py::iter(chunks)) {
+  const py::iterator chunk_iterator = py::iter(chunks);
+  while (PyObject* next = NextItem(chunk_iterator.ptr())) {
+    const py::object item = py::reinterpret_steal<py::object>(next);
     py::object data = py::reinterpret_borrow<py::object>(item);
     std::optional<std::int64_t> given;
     if (PyTuple_Check(item.ptr()) || PyList_Check(item.ptr())) {
@@ -1205,6 +1224,7 @@ F FromScanDump(const py::object& chunks, std::uint64_t max_memory, FromHeader fr
     }
     ++index;
   }
+  if (PyErr_Occurred() != nullptr) throw py::error_already_set();
   if (!filter) {
     Throw(Error(ErrorCode::kInvalidArgument,
                 "no SCANDUMP chunks (an empty RedisBloom cuckoo filter has none: create an empty filter instead)"));
