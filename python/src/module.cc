@@ -1024,7 +1024,8 @@ py::class_<Box<F>> BindFilter(py::module_& m, const char* name, const char* doc)
         [](const B& self, const py::handle& key) {
           std::string_view bytes;
           if (!KeyBytes(key.ptr(), &bytes)) throw py::error_already_set();
-          return WithGil(self, false, [&] { return KeyCount(self.filter, bytes); });
+          const std::string copy(bytes);  // WithGil may let other threads change the key
+          return WithGil(self, false, [&] { return KeyCount(self.filter, copy); });
         },
         py::arg("key"), "An upper bound on how many copies of the key the filter holds.");
   }

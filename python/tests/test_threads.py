@@ -139,3 +139,40 @@ def test_pickles_of_a_filter_growing_in_another_thread_never_crash(make, tmp_pat
     result = run_python(PICKLE_WHILE_GROWING, path, timeout=60)
     assert result.returncode == 0, f"exit {result.returncode}: {result.stderr[-2000:]}"
     assert len(result.stdout.split()) == 3
+
+
+@pytest.mark.parametrize(
+    "cls", [bloomkit.CountingBloomFilter, bloomkit.CuckooFilter, bloomkit.RedisCuckooFilter]
+)
+def test_key_count_reads_its_key_before_it_waits_for_the_lock(cls, tmp_path):
+    # key_count() waits for the filter's lock with the GIL released. A bytearray key changed
+    # by another thread meanwhile must not change the answer: the key is copied first (as
+    # discard() copies it). Before, it kept a view of the bytearray's buffer and counted
+    # whatever the buffer held when the lock came free (or freed memory, after a resize).
+    f = cls(400_000)
+    key = bytearray(b"present-key-0001")
+    f.add(bytes(key))
+    path = tmp_path / "keys.txt"
+    path.write_text("\n".join(f"file:{i}" for i in range(200_000)) + "\n")
+    started = threading.Event()
+    answers = []
+
+    def writer():
+        started.set()
+        f.add_file(path)  # one locked update, GIL released
+
+    def reader():
+        answers.append(f.key_count(key))
+
+    w = threading.Thread(target=writer)
+    w.start()
+    started.wait()
+    r = threading.Thread(target=reader)
+    r.start()
+    while w.is_alive() and r.is_alive():
+        key[:] = b"absent!-key-0001"  # same length: the buffer stays, its bytes change
+        key[:] = b"present-key-0001"
+        key[:] = b"absent!-key-0001"
+    w.join()
+    r.join()
+    assert answers == [1]
