@@ -105,7 +105,7 @@ inline constexpr std::uint64_t kRedisBloomMaxLinks = 1U << 16;
 struct RedisBloomOptions {
   std::uint64_t capacity = 100;  // BF.ADD's default; BF.RESERVE's capacity
   double fp_rate = 0.01;         // (0, 1)
-  std::uint32_t expansion = 2;   // >= 1: each new link holds `expansion` times more
+  std::uint32_t expansion = 2;   // >= 1: each new link holds `expansion` times more (0 with non_scaling)
   bool non_scaling = false;      // NONSCALING
   std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes;
 };

@@ -212,7 +212,10 @@ Result<RedisBloomScalableFilter> RedisBloomScalableFilter::Create(const RedisBlo
   if (!(options.fp_rate > 0) || !(options.fp_rate < 1)) {
     return MakeError(ErrorCode::kInvalidArgument, "error rate must be in (0, 1), got ", options.fp_rate);
   }
-  if (options.expansion < 1) return MakeError(ErrorCode::kInvalidArgument, "expansion must be at least 1, got 0");
+  // RedisBloom 8 keeps EXPANSION 0 as the growth of a NONSCALING chain, so 0 is valid there.
+  if (options.expansion < 1 && !options.non_scaling) {
+    return MakeError(ErrorCode::kInvalidArgument, "expansion must be at least 1, got 0");
+  }
   RedisBloomScalableFilter f;
   f.options_ = kRedisBloomForce64 | kRedisBloomNoRound | (options.non_scaling ? kRedisBloomNoScaling : 0U);
   f.growth_ = options.expansion;

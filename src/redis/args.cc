@@ -42,16 +42,19 @@ Error ArgError(std::string_view base, const Parts&... parts) {
   return Error(ErrorCode::kInvalidArgument, out.str());
 }
 
-// RedisBloom caps capacities at 2^32 - 1 in BF.RESERVE; bloomkit takes 64-bit
-// capacities, bounded only by MAX_FILTER_BYTES (checked when the filter is created).
-constexpr auto kMaxCapacity = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+// RedisBloom caps capacities at 2^30; native filters take 64-bit capacities, bounded
+// only by MAX_FILTER_BYTES (checked when the filter is created), and expansions up to
+// 2^20. Their range errors use RedisBloom 8's wording with these bounds.
 constexpr std::int64_t kMaxExpansion = std::int64_t{1} << 20;
+constexpr std::string_view kNativeCapacityRange = "ERR capacity must be in the range [1, 9223372036854775807]";
+constexpr std::string_view kNativeExpansionRange = "ERR expansion must be in the range [0, 1048576]";
 // RedisBloom 2.8's cuckoo ranges (CF_MAX_ITERATIONS, CF_MAX_BUCKET_SIZE,
 // CF_MAX_EXPANSION in its cf.h): CF.RESERVE refuses values outside them with the texts
 // of replies.h, in both formats. Native filters take the bucket sizes 2, 4 and 8 of these.
 constexpr std::int64_t kMaxIterationsLimit = 65535;
 constexpr std::int64_t kMaxBucketSizeLimit = 255;
 constexpr std::int64_t kMaxCfExpansion = 32768;
+constexpr std::int64_t kMaxCfMaxExpansions = 65536;  // RedisBloom 8's cf-max-expansions
 
 bool IsValidBucketSize(std::int64_t b) {
   return b == 2 || b == 4 || b == 8;
@@ -165,40 +168,42 @@ Result<ModuleConfig> ParseModuleArgs(Args args) {
       } else {
         return Error(ErrorCode::kInvalidArgument, "IDENTITY must be bloomkit or redisbloom, got " + Quote(text));
       }
-    } else if (EqualsIgnoreCase(name, "ERROR_RATE")) {
+    } else if (EqualsIgnoreCase(name, "ERROR_RATE") || EqualsIgnoreCase(name, "bf-error-rate")) {
       const auto v = ParseDouble(text);
       if (!v || *v <= 0 || *v >= 1) {
-        return Error(ErrorCode::kInvalidArgument, "ERROR_RATE must be a number in (0, 1), got " + Quote(text));
+        return Error(ErrorCode::kInvalidArgument,
+                     std::string(name) + " must be a number in (0, 1), got " + Quote(text));
       }
-      config.error_rate = *v;
-    } else if (EqualsIgnoreCase(name, "INITIAL_SIZE") || EqualsIgnoreCase(name, "CAPACITY")) {
-      auto v = integer(1, std::numeric_limits<std::int64_t>::max());
+      // RedisBloom 8 takes a rate above 0.25 as 0.25.
+      config.error_rate = std::min(*v, kRedisBloomErrorRateCap);
+    } else if (EqualsIgnoreCase(name, "INITIAL_SIZE") || EqualsIgnoreCase(name, "CAPACITY") ||
+               EqualsIgnoreCase(name, "bf-initial-size")) {
+      auto v = integer(1, kRedisBloomMaxCapacity);
       if (!v.ok()) return std::move(v).error();
       config.initial_size = static_cast<std::uint64_t>(v.value());
-    } else if (EqualsIgnoreCase(name, "EXPANSION")) {
-      auto v = integer(1, kMaxExpansion);
+    } else if (EqualsIgnoreCase(name, "EXPANSION") || EqualsIgnoreCase(name, "bf-expansion-factor")) {
+      auto v = integer(0, kRedisBloomMaxExpansion);
       if (!v.ok()) return std::move(v).error();
       config.expansion = static_cast<std::uint32_t>(v.value());
-    } else if (EqualsIgnoreCase(name, "CF_INITIAL_SIZE")) {
-      auto v = integer(4, std::numeric_limits<std::int64_t>::max());
+    } else if (EqualsIgnoreCase(name, "CF_INITIAL_SIZE") || EqualsIgnoreCase(name, "cf-initial-size")) {
+      auto v = integer(4, kRedisBloomMaxCapacity);
       if (!v.ok()) return std::move(v).error();
       config.cf_initial_size = static_cast<std::uint64_t>(v.value());
-    } else if (EqualsIgnoreCase(name, "CF_BUCKETSIZE")) {
-      const auto v = ParseInt64(text);
-      if (!v || !IsValidBucketSize(*v)) {
-        return Error(ErrorCode::kInvalidArgument, "CF_BUCKETSIZE must be 2, 4 or 8, got " + Quote(text));
-      }
-      config.cf_bucket_size = static_cast<std::uint32_t>(*v);
-    } else if (EqualsIgnoreCase(name, "CF_MAX_ITERATIONS")) {
+    } else if (EqualsIgnoreCase(name, "CF_BUCKETSIZE") || EqualsIgnoreCase(name, "cf-bucket-size")) {
+      // RedisBloom's range; native cuckoo filters take 2, 4 or 8 of these.
+      auto v = integer(1, kMaxBucketSizeLimit);
+      if (!v.ok()) return std::move(v).error();
+      config.cf_bucket_size = static_cast<std::uint32_t>(v.value());
+    } else if (EqualsIgnoreCase(name, "CF_MAX_ITERATIONS") || EqualsIgnoreCase(name, "cf-max-iterations")) {
       auto v = integer(1, kMaxIterationsLimit);
       if (!v.ok()) return std::move(v).error();
       config.cf_max_iterations = static_cast<std::uint32_t>(v.value());
-    } else if (EqualsIgnoreCase(name, "CF_EXPANSION")) {
+    } else if (EqualsIgnoreCase(name, "CF_EXPANSION") || EqualsIgnoreCase(name, "cf-expansion-factor")) {
       auto v = integer(0, kMaxCfExpansion);
       if (!v.ok()) return std::move(v).error();
       config.cf_expansion = static_cast<std::uint32_t>(v.value());
-    } else if (EqualsIgnoreCase(name, "CF_MAX_EXPANSIONS")) {
-      auto v = integer(1, 1024);
+    } else if (EqualsIgnoreCase(name, "CF_MAX_EXPANSIONS") || EqualsIgnoreCase(name, "cf-max-expansions")) {
+      auto v = integer(1, kMaxCfMaxExpansions);
       if (!v.ok()) return std::move(v).error();
       config.cf_max_expansions = static_cast<std::uint32_t>(v.value());
     } else if (EqualsIgnoreCase(name, "CF_FINGERPRINT_BITS")) {
@@ -223,6 +228,7 @@ Result<ModuleConfig> ParseModuleArgs(Args args) {
             "MAX_FILTER_BYTES must be a byte count in [4096, 1tb] (suffixes k, m, g allowed), got " + Quote(text));
       }
       config.max_filter_bytes = *v;
+      config.max_filter_bytes_given = true;
     } else if (EqualsIgnoreCase(name, "MAX_PENDING_LOAD_BYTES")) {
       const auto v = ParseBytes(text);
       if (!v || *v < 4096 || *v > (std::uint64_t{2} << 40)) {
@@ -243,10 +249,17 @@ Result<ModuleConfig> ParseModuleArgs(Args args) {
                        " (valid: FORMAT, IDENTITY, ERROR_RATE, INITIAL_SIZE, CAPACITY, EXPANSION, CF_INITIAL_SIZE, "
                        "CF_BUCKETSIZE, "
                        "CF_MAX_ITERATIONS, CF_EXPANSION, CF_MAX_EXPANSIONS, CF_FINGERPRINT_BITS, "
-                       "CBF_COUNTER_BITS, MAX_FILTER_BYTES, MAX_PENDING_LOAD_BYTES, SCANDUMP_CHUNK_BYTES)");
+                       "CBF_COUNTER_BITS, MAX_FILTER_BYTES, MAX_PENDING_LOAD_BYTES, SCANDUMP_CHUNK_BYTES, "
+                       "or a config name: bf-error-rate, bf-initial-size, bf-expansion-factor, cf-bucket-size, "
+                       "cf-initial-size, cf-max-iterations, cf-expansion-factor, cf-max-expansions)");
     }
   }
   if (config.max_pending_load_bytes == 0) config.max_pending_load_bytes = 2 * config.max_filter_bytes;
+  if (config.cf_initial_size < std::uint64_t{2} * config.cf_bucket_size) {
+    return Error(ErrorCode::kInvalidArgument, "CF_INITIAL_SIZE " + std::to_string(config.cf_initial_size) +
+                                                  " is below twice CF_BUCKETSIZE " +
+                                                  std::to_string(config.cf_bucket_size));
+  }
   return config;
 }
 
@@ -260,24 +273,35 @@ Result<BfCreateArgs> ParseBfReserve(Args args, const ModuleConfig& config) {
   out.error_rate = *rate;
   const auto capacity = ParseInt64(args[1]);
   if (!capacity) return ArgError(reply::kBadCapacity, Quote(args[1]), " is not an integer");
-  if (*capacity <= 0) return ArgError(reply::kCapacityRange, "got ", *capacity);
+  if (*capacity <= 0) return ArgError(kNativeCapacityRange, "got ", *capacity);
   out.capacity = static_cast<std::uint64_t>(*capacity);
-  bool has_expansion = false;
+  // As RedisBloom 8: EXPANSION 0 (or an expansion default of 0) means NONSCALING.
+  out.nonscaling = config.expansion == 0;
+  bool explicit_nonscaling = false;
+  std::optional<std::int64_t> expansion;
   for (std::size_t i = 2; i < args.size(); ++i) {
     if (EqualsIgnoreCase(args[i], "NONSCALING")) {
-      out.nonscaling = true;
+      explicit_nonscaling = true;
     } else if (EqualsIgnoreCase(args[i], "EXPANSION")) {
       if (i + 1 == args.size()) return ArgError(reply::kNoExpansion, "EXPANSION needs a value");
       const auto e = ParseInt64(args[++i]);
       if (!e) return ArgError(reply::kBadExpansion, Quote(args[i]), " is not an integer");
-      if (*e < 1 || *e > kMaxExpansion) return ArgError(reply::kExpansionRange, "valid [1, 1048576], got ", *e);
-      out.expansion = static_cast<std::uint32_t>(*e);
-      has_expansion = true;
+      expansion = *e;
     } else {
       return ArgError(reply::kUnknownArgument, Quote(args[i]), " (valid: EXPANSION, NONSCALING)");
     }
   }
-  if (has_expansion && out.nonscaling) return Error(ErrorCode::kInvalidArgument, std::string(reply::kNonScalingExpand));
+  if (explicit_nonscaling) out.nonscaling = true;
+  if (expansion) {
+    if (*expansion == 0) {
+      out.nonscaling = true;
+    } else if (out.nonscaling) {
+      return Error(ErrorCode::kInvalidArgument, std::string(reply::kNonScalingExpand));
+    }
+    if (*expansion < 0 || *expansion > kMaxExpansion) return ArgError(kNativeExpansionRange, "got ", *expansion);
+    out.expansion = static_cast<std::uint32_t>(*expansion);
+  }
+  if (out.nonscaling && out.expansion == 0) out.expansion = 1;  // unused by a single stage
   return out;
 }
 
@@ -286,7 +310,6 @@ Result<BfInsertArgs> ParseBfInsert(Args args, const ModuleConfig& config) {
   out.create.error_rate = config.error_rate;
   out.create.capacity = config.initial_size;
   out.create.expansion = config.expansion;
-  bool has_expansion = false;
   bool saw_items = false;
   std::size_t i = 0;
   for (; i < args.size(); ++i) {
@@ -316,27 +339,28 @@ Result<BfInsertArgs> ParseBfInsert(Args args, const ModuleConfig& config) {
     if (is_error) {
       const auto rate = ParseDouble(value);
       if (!rate) return ArgError(reply::kInsertBadErrorRate, Quote(value), " is not a number");
-      if (*rate <= 0 || *rate >= 1) return ArgError(reply::kBadArgument, "ERROR must be in (0, 1), got ", *rate);
+      if (*rate <= 0 || *rate >= 1) return ArgError(reply::kInsertBadErrorRate, "ERROR must be in (0, 1), got ", *rate);
       out.create.error_rate = *rate;
     } else if (is_capacity) {
       const auto capacity = ParseInt64(value);
       if (!capacity) return ArgError(reply::kInsertBadCapacity, Quote(value), " is not an integer");
-      if (*capacity < 1) return ArgError(reply::kBadArgument, "CAPACITY must be >= 1, got ", *capacity);
+      if (*capacity < 1) return ArgError(reply::kInsertBadCapacity, "CAPACITY must be >= 1, got ", *capacity);
       out.create.capacity = static_cast<std::uint64_t>(*capacity);
     } else {
       const auto e = ParseInt64(value);
       if (!e) return ArgError(reply::kInsertBadExpansion, Quote(value), " is not an integer");
-      if (*e < 1 || *e > kMaxExpansion) {
-        return ArgError(reply::kBadArgument, "EXPANSION must be in [1, 1048576], got ", *e);
+      if (*e < 0 || *e > kMaxExpansion) {
+        return ArgError(reply::kInsertBadExpansion, "EXPANSION must be in [0, ", kMaxExpansion, "], got ", *e);
       }
       out.create.expansion = static_cast<std::uint32_t>(*e);
-      has_expansion = true;
     }
   }
   if (!saw_items || i == args.size()) return Error(kArityError, "ITEMS and at least one item are required");
-  if (has_expansion && out.create.nonscaling)
-    return Error(ErrorCode::kInvalidArgument, std::string(reply::kNonScalingExpand));
-  if (out.create.capacity > kMaxCapacity) return ArgError(reply::kBadArgument, "CAPACITY too large");
+  // As RedisBloom 8: an expansion of 0 means NONSCALING.
+  if (out.create.expansion == 0) {
+    out.create.nonscaling = true;
+    out.create.expansion = 1;
+  }
   out.first_item = i;
   return out;
 }
@@ -350,7 +374,7 @@ Result<CfCreateArgs> ParseCfReserve(Args args, const ModuleConfig& config) {
   const auto capacity = ParseInt64(args[0]);
   if (!capacity) return ArgError(reply::kCfBadCapacity, Quote(args[0]), " is not an integer");
   // RedisBloom compares every capacity with 2 x BUCKETSIZE, 0 and negatives included.
-  if (*capacity <= 0) return ArgError(reply::kCfCapacityTooSmall, "capacity ", *capacity);
+  if (*capacity <= 0) return ArgError(reply::kCfCapacityRange, "capacity ", *capacity);
   out.capacity = static_cast<std::uint64_t>(*capacity);
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string_view word = args[i];
@@ -381,7 +405,7 @@ Result<CfCreateArgs> ParseCfReserve(Args args, const ModuleConfig& config) {
     }
   }
   if (out.capacity < std::uint64_t{2} * out.bucket_size) {
-    return ArgError(reply::kCfCapacityTooSmall, "capacity ", out.capacity, ", bucket size ", out.bucket_size);
+    return ArgError(reply::kCfCapacityRange, "capacity ", out.capacity, ", bucket size ", out.bucket_size);
   }
   return out;
 }
@@ -409,7 +433,7 @@ Result<CfInsertArgs> ParseCfInsert(Args args, const ModuleConfig& config) {
       const auto v = ParseInt64(value);
       if (!v) return ArgError(reply::kCfBadCapacity, Quote(value), " is not an integer");
       if (*v < std::int64_t{2} * out.create.bucket_size) {
-        return ArgError(reply::kCfCapacityTooSmall, "capacity ", *v, ", bucket size ", out.create.bucket_size);
+        return ArgError(reply::kCfInsertCapacityRange, "capacity ", *v, ", bucket size ", out.create.bucket_size);
       }
       out.create.capacity = static_cast<std::uint64_t>(*v);
     } else {
@@ -430,7 +454,7 @@ Result<CbfCreateArgs> ParseCbfReserve(Args args, const ModuleConfig& config) {
   out.error_rate = *rate;
   const auto capacity = ParseInt64(args[1]);
   if (!capacity) return ArgError(reply::kBadCapacity, Quote(args[1]), " is not an integer");
-  if (*capacity <= 0) return ArgError(reply::kCapacityRange, "got ", *capacity);
+  if (*capacity <= 0) return ArgError(kNativeCapacityRange, "got ", *capacity);
   out.capacity = static_cast<std::uint64_t>(*capacity);
   for (std::size_t i = 2; i < args.size(); ++i) {
     if (!EqualsIgnoreCase(args[i], "COUNTERBITS")) {

@@ -48,6 +48,10 @@ struct ModuleConfig {
   std::uint32_t cf_fingerprint_bits = 8;                      // CF_FINGERPRINT_BITS: 8, 12 or 16
   std::uint32_t cbf_counter_bits = 4;                         // CBF_COUNTER_BITS: 4 or 8
   std::uint64_t max_filter_bytes = std::uint64_t{512} << 20;  // MAX_FILTER_BYTES
+  // Whether MAX_FILTER_BYTES was given. Without it, RedisBloom-format filters have no
+  // size limit of their own (RedisBloom has none): maxmemory, lazy zeroing and the
+  // allocator's refusals protect the server, as they do for RedisBloom.
+  bool max_filter_bytes_given = false;
   // MAX_PENDING_LOAD_BYTES: the totals announced by the LOADCHUNK loads in progress,
   // summed over all keys; a header that would pass it is refused. Default (0 here):
   // twice MAX_FILTER_BYTES.
@@ -55,6 +59,21 @@ struct ModuleConfig {
   // SCANDUMP_CHUNK_BYTES: payload bytes per SCANDUMP reply of a native filter.
   std::uint64_t scandump_chunk_bytes = std::uint64_t{8} << 20;
 };
+
+// The largest RedisBloom-format filter a command, LOADCHUNK or RDB may create:
+// MAX_FILTER_BYTES when given, else no limit (2^62 bytes, far past any machine).
+inline constexpr std::uint64_t kNoFilterLimit = std::uint64_t{1} << 62;
+inline std::uint64_t RedisBloomFilterLimit(const ModuleConfig& config) noexcept {
+  return config.max_filter_bytes_given ? config.max_filter_bytes : kNoFilterLimit;
+}
+
+// RedisBloom 8's limits (its src/config.c and rebloom.c): capacities of BF.RESERVE,
+// BF.INSERT, CF.RESERVE, CF.INSERT and of the configs bf-initial-size and
+// cf-initial-size up to 2^30; expansions in [0, 32768], 0 meaning non-scaling; error
+// rates in (0, 1), any rate above 0.25 taken as 0.25.
+inline constexpr std::int64_t kRedisBloomMaxCapacity = std::int64_t{1} << 30;
+inline constexpr std::int64_t kRedisBloomMaxExpansion = 32768;
+inline constexpr double kRedisBloomErrorRateCap = 0.25;
 
 // "NAME value" pairs, e.g. {"ERROR_RATE", "0.001", "MAX_FILTER_BYTES", "64mb"}.
 Result<ModuleConfig> ParseModuleArgs(Args args);

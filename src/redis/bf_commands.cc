@@ -21,7 +21,7 @@ Result<ScalableBloomFilter> CreateFilter(const BfCreateArgs& args) {
   ScalableOptions options;
   options.initial_capacity = args.capacity;
   options.fp_rate = args.error_rate;
-  options.growth = args.expansion;
+  options.growth = args.expansion == 0 ? 1 : args.expansion;  // 0: NONSCALING (RedisBloom 8)
   options.tightening = 0.5;
   options.scaling = !args.nonscaling;
   // RedisBloom grows a chain until memory runs out; here MAX_FILTER_BYTES bounds it.
@@ -113,6 +113,7 @@ BfCreateArgs BfDefaultCreateArgs() {
   args.error_rate = Config().error_rate;
   args.capacity = Config().initial_size;
   args.expansion = Config().expansion;
+  args.nonscaling = Config().expansion == 0;  // bf-expansion-factor 0: NONSCALING, as RedisBloom 8
   return args;
 }
 

@@ -32,14 +32,42 @@ namespace {
 
 using RbHandler = Status (*)(Command&, const OpenKey&, Held);
 
-// Each new link holds at most this many times the previous one's items.
-constexpr std::int64_t kMaxBloomExpansion = std::int64_t{1} << 20;
 // RedisBloom's cuckoo header chunk (CF.SCANDUMP's first chunk): items, buckets, deletes,
 // filters as 8 bytes each, bucket size and max iterations as 2, expansion as 2.
 constexpr std::size_t kCfHeaderChunkBytes = 38;
 
 std::span<const std::byte> AsBytes(std::string_view text) noexcept {
   return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
+}
+
+// The argument as it may appear in the log: printable ASCII, at most 40 bytes.
+std::string Printable(std::string_view text) {
+  std::string out = "'";
+  for (std::size_t i = 0; i < text.size() && i < 40; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    out += (c >= 0x20 && c < 0x7f && c != '\'') ? static_cast<char>(c) : '?';
+  }
+  if (text.size() > 40) out += "...";
+  return out + "'";
+}
+
+// RedisBloom's reply `text`, exactly as RedisBloom sends it; what bloomkit knows more
+// (the bad value, the cause) goes to the server log at level verbose.
+Error RbError(const Command& cmd, std::string_view text, std::string_view detail) {
+  const std::string_view name = cmd.argc() > 0 ? cmd.arg(0) : std::string_view();
+  rm.Log(cmd.ctx(), "verbose", "bloomkit: %s: %.*s: %.*s", Printable(name).c_str(), static_cast<int>(text.size()),
+         text.data(), static_cast<int>(detail.size()), detail.data());
+  return ReplyError(text);
+}
+
+// The error of a filter that could not be created: maxmemory's refusal, bloomkit's
+// MAX_FILTER_BYTES when given, else RedisBloom's texts ("ERR Insufficient memory to
+// create filter" when memory ran out, `cannot_create` for parameters that give no filter).
+Error CreateError(const Command& cmd, const Error& error, std::string_view cannot_create) {
+  if (!AllocationRefusal().empty()) return ReplyError(AllocationRefusal());
+  if (error.code() == ErrorCode::kTooLarge && Config().max_filter_bytes_given) return CoreError(error);
+  if (error.code() == ErrorCode::kInvalidArgument) return RbError(cmd, cannot_create, error.message());
+  return RbError(cmd, reply::kCannotAllocateFilter, error.message());
 }
 
 // RedisBloom's reply for a key that is not the one wanted (its statusStrerror).
@@ -116,54 +144,77 @@ RedisBloomScalableFilter& Chain(const OpenKey& key) noexcept {
   return *RbValueOf<RbBloomType>(key);
 }
 
-Result<RedisBloomScalableFilter> CreateChain(const BfCreateArgs& args) {
+Result<RedisBloomScalableFilter> CreateChain(const Command& cmd, const BfCreateArgs& args) {
   RedisBloomOptions options;
   options.capacity = args.capacity;
   options.fp_rate = args.error_rate;
   options.expansion = args.expansion;
   options.non_scaling = args.nonscaling;
-  options.max_memory_bytes = Config().max_filter_bytes;
-  auto chain = RedisBloomScalableFilter::Create(options);
-  if (!chain.ok()) return CoreError(chain.error());
-  return chain;
+  options.max_memory_bytes = RedisBloomFilterLimit(Config());
+  try {
+    auto chain = RedisBloomScalableFilter::Create(options);
+    if (!chain.ok()) return CreateError(cmd, chain.error(), reply::kBfCannotCreate);
+    return chain;
+  } catch (const std::bad_alloc&) {
+    return CreateError(cmd, Error(ErrorCode::kTooLarge, "out of memory"), reply::kBfCannotCreate);
+  }
 }
 
-// RedisBloom's texts: a full NONSCALING chain, a link that cannot be sized (its error
-// rate, halved once per link, rounds to 0 after about 1,075 links), or a limit. A scaling
-// chain is full only at the most a filter counts (2^63 - 1 items): that error's text.
-std::string AddErrorText(const RedisBloomScalableFilter& chain, const Error& error) {
+// RedisBloom's texts: a full NONSCALING chain, or a link that cannot be added (its error
+// rate, halved once per link, rounds to 0 after about 1,075 links; no memory for it).
+// maxmemory's refusal and a MAX_FILTER_BYTES that was given keep their own texts. A
+// scaling chain is full only at the most a filter counts (2^63 - 1 items), which
+// RedisBloom has no text for: its detail follows the insert text.
+std::string AddErrorText(const Command& cmd, const RedisBloomScalableFilter& chain, const Error& error) {
   if (error.code() == ErrorCode::kFull && chain.non_scaling()) return std::string(reply::kNonScalingFull);
   if (error.code() == ErrorCode::kFull) return ReplyError(reply::kInsertProblem, error.message()).message();
-  if (error.code() == ErrorCode::kInvalidArgument) return ReplyError(reply::kInsertProblem, error.message()).message();
-  return CoreError(error).message();
+  if (!AllocationRefusal().empty()) return AllocationRefusal();
+  if (error.code() == ErrorCode::kTooLarge && Config().max_filter_bytes_given) return CoreError(error).message();
+  return RbError(cmd, reply::kInsertProblem, error.message()).message();
 }
 
-// BF.RESERVE key error_rate capacity [EXPANSION e] [NONSCALING]: RedisBloom finds the two
-// keywords anywhere after the capacity and ignores other words.
+// A rate in (0, 1), above 0.25 taken as 0.25 (RedisBloom 8 logs that it capped it).
+double CappedErrorRate(const Command& cmd, double rate) {
+  if (rate <= kRedisBloomErrorRateCap) return rate;
+  rm.Log(cmd.ctx(), "verbose", "bloomkit: error rate %g is capped at %g", rate, kRedisBloomErrorRateCap);
+  return kRedisBloomErrorRateCap;
+}
+
+// BF.RESERVE key error_rate capacity [EXPANSION e] [NONSCALING], RedisBloom 8's rules:
+// the two keywords are found anywhere after the capacity and other words are ignored;
+// EXPANSION 0 (or bf-expansion-factor 0) means NONSCALING, and NONSCALING with another
+// expansion is refused.
 Result<BfCreateArgs> ParseRbReserve(const Command& cmd) {
   BfCreateArgs out;
-  out.expansion = Config().expansion;
   const auto rate = ParseDouble(cmd.arg(2));
-  if (!rate) return ReplyError(reply::kBadErrorRate);
-  // RedisBloom's text, byte for byte, ends with a space.
-  if (*rate <= 0 || *rate >= 1) return ReplyError(std::string(reply::kErrorRateRange) + " ");
-  out.error_rate = *rate;
+  if (!rate) return RbError(cmd, reply::kBadErrorRate, Printable(cmd.arg(2)) + " is not a number");
+  if (!(*rate > 0 && *rate < 1)) return RbError(cmd, reply::kErrorRateRange, "got " + std::to_string(*rate));
+  out.error_rate = CappedErrorRate(cmd, *rate);
   const auto capacity = ParseInt64(cmd.arg(3));
-  if (!capacity) return ReplyError(reply::kBadCapacity);
-  if (*capacity <= 0) return ReplyError(reply::kCapacityRange);
+  if (!capacity) return RbError(cmd, reply::kBadCapacity, Printable(cmd.arg(3)) + " is not an integer");
+  if (*capacity < 1 || *capacity > kRedisBloomMaxCapacity) {
+    return RbError(cmd, reply::kCapacityRange, "got " + std::to_string(*capacity));
+  }
   out.capacity = static_cast<std::uint64_t>(*capacity);
+  out.expansion = Config().expansion;
+  out.nonscaling = Config().expansion == 0;
   std::size_t expansion_at = 0;
   for (std::size_t i = 4; i < cmd.argc(); ++i) {
     if (EqualsIgnoreCase(cmd.arg(i), "NONSCALING")) out.nonscaling = true;
     if (expansion_at == 0 && EqualsIgnoreCase(cmd.arg(i), "EXPANSION")) expansion_at = i;
   }
   if (expansion_at != 0) {
-    if (expansion_at + 1 == cmd.argc()) return ReplyError(reply::kNoExpansion);
-    if (out.nonscaling) return ReplyError(reply::kNonScalingExpand);
+    if (expansion_at + 1 == cmd.argc()) return RbError(cmd, reply::kNoExpansion, "EXPANSION needs a value");
     const auto e = ParseInt64(cmd.arg(expansion_at + 1));
-    if (!e) return ReplyError(reply::kBadExpansion);
-    if (*e < 1) return ReplyError(reply::kExpansionRange);
-    if (*e > kMaxBloomExpansion) return ReplyError(reply::kExpansionRange, "at most 1048576");
+    if (!e) return RbError(cmd, reply::kBadExpansion, Printable(cmd.arg(expansion_at + 1)) + " is not an integer");
+    if (*e == 0) {
+      out.nonscaling = true;
+    } else if (out.nonscaling) {
+      return RbError(cmd, reply::kNonScalingExpand, "EXPANSION " + std::to_string(*e) + " with NONSCALING");
+    }
+    if (*e < 0 || *e > kRedisBloomMaxExpansion) {
+      return RbError(cmd, reply::kExpansionRange, "got " + std::to_string(*e));
+    }
     out.expansion = static_cast<std::uint32_t>(*e);
   }
   return out;
@@ -174,7 +225,7 @@ Status RbBfReserve(Command& cmd, const OpenKey& key, Held held) {
   auto parsed = ParseRbReserve(cmd);
   if (!parsed.ok()) return std::move(parsed).error();
   if (held != Held::kEmpty) return KeyError(held);
-  auto chain = CreateChain(parsed.value());
+  auto chain = CreateChain(cmd, parsed.value());
   if (!chain.ok()) return std::move(chain).error();
   if (RbStore<RbBloomType>(key, std::move(chain).value()) == nullptr) return ReplyError(reply::kInternal);
   cmd.Replicate();
@@ -191,7 +242,7 @@ Status RbBfAddItems(Command& cmd, const OpenKey& key, Held held, const BfCreateA
   bool modified = false;
   if (chain == nullptr) {
     if (!autocreate) return ReplyError(reply::kNotFound);
-    auto created = CreateChain(create);
+    auto created = CreateChain(cmd, create);
     if (!created.ok()) return std::move(created).error();
     chain = RbStore<RbBloomType>(key, std::move(created).value());
     if (chain == nullptr) return ReplyError(reply::kInternal);
@@ -201,7 +252,7 @@ Status RbBfAddItems(Command& cmd, const OpenKey& key, Held held, const BfCreateA
     auto added = chain->AddIfAbsent(cmd.arg(first));
     if (added.ok() && added.value()) modified = true;
     if (modified) cmd.Replicate();
-    if (!added.ok()) return ReplyError(AddErrorText(*chain, added.error()));
+    if (!added.ok()) return ReplyError(AddErrorText(cmd, *chain, added.error()));
     cmd.Bool(added.value());
     return {};
   }
@@ -212,7 +263,7 @@ Status RbBfAddItems(Command& cmd, const OpenKey& key, Held held, const BfCreateA
   std::unique_ptr<bool[]> outcomes(new bool[items.size()]);
   Status error;
   const std::size_t done = chain->AddIfAbsentBatch(items, std::span<bool>(outcomes.get(), items.size()), &error);
-  const std::string failure = done < items.size() ? AddErrorText(*chain, error.error()) : std::string();
+  const std::string failure = done < items.size() ? AddErrorText(cmd, *chain, error.error()) : std::string();
   for (std::size_t i = 0; i < done; ++i) modified = modified || outcomes[i];
   if (modified) cmd.Replicate();
   cmd.Array(static_cast<long>(done + (failure.empty() ? 0 : 1)));
@@ -231,15 +282,69 @@ Status RbBfMadd(Command& cmd, const OpenKey& key, Held held) {
   return RbBfAddItems(cmd, key, held, BfDefaultCreateArgs(), /*autocreate=*/true, 2, /*multi=*/true);
 }
 
+// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION x] [NOCREATE] [NONSCALING] ITEMS item...
+// with RedisBloom 8's rules: one text per option for a value that does not parse or is
+// out of range, EXPANSION 0 means NONSCALING. Returns the index of the first item, 0
+// after an arity error (already replied).
+Result<std::size_t> ParseRbBfInsert(Command& cmd, BfCreateArgs* create, bool* autocreate) {
+  create->error_rate = Config().error_rate;
+  create->capacity = Config().initial_size;
+  create->expansion = Config().expansion;
+  create->nonscaling = false;
+  *autocreate = true;
+  std::size_t i = 2;
+  for (; i < cmd.argc(); ++i) {
+    const std::string_view word = cmd.arg(i);
+    if (EqualsIgnoreCase(word, "ITEMS")) break;
+    if (EqualsIgnoreCase(word, "NOCREATE")) {
+      *autocreate = false;
+      continue;
+    }
+    if (EqualsIgnoreCase(word, "NONSCALING")) {
+      create->nonscaling = true;
+      continue;
+    }
+    const bool is_error = EqualsIgnoreCase(word, "ERROR");
+    const bool is_capacity = EqualsIgnoreCase(word, "CAPACITY");
+    if (!is_error && !is_capacity && !EqualsIgnoreCase(word, "EXPANSION")) {
+      return RbError(cmd, reply::kUnknownArgument,
+                     Printable(word) + " (valid: CAPACITY, ERROR, EXPANSION, NOCREATE, NONSCALING, ITEMS)");
+    }
+    if (++i == cmd.argc()) return cmd.WrongArity(), std::size_t{0};
+    const std::string_view value = cmd.arg(i);
+    if (is_error) {
+      const auto rate = ParseDouble(value);
+      if (!rate || !(*rate > 0 && *rate < 1)) {
+        return RbError(cmd, reply::kInsertBadErrorRate, Printable(value) + " is not a number in (0, 1)");
+      }
+      create->error_rate = CappedErrorRate(cmd, *rate);
+    } else if (is_capacity) {
+      const auto capacity = ParseInt64(value);
+      if (!capacity || *capacity < 1 || *capacity > kRedisBloomMaxCapacity) {
+        return RbError(cmd, reply::kInsertBadCapacity, Printable(value) + " is not an integer in [1, 1073741824]");
+      }
+      create->capacity = static_cast<std::uint64_t>(*capacity);
+    } else {
+      const auto e = ParseInt64(value);
+      if (!e || *e < 0 || *e > kRedisBloomMaxExpansion) {
+        return RbError(cmd, reply::kInsertBadExpansion, Printable(value) + " is not an integer in [0, 32768]");
+      }
+      create->expansion = static_cast<std::uint32_t>(*e);
+    }
+  }
+  if (i + 1 >= cmd.argc()) return cmd.WrongArity(), std::size_t{0};
+  if (create->expansion == 0) create->nonscaling = true;
+  return i + 1;
+}
+
 Status RbBfInsert(Command& cmd, const OpenKey& key, Held held) {
   if (cmd.argc() < 4) return cmd.WrongArity(), Status();
-  const auto args = cmd.args_from(2);
-  auto parsed = ParseBfInsert(args, Config());
-  if (!parsed.ok()) {
-    if (parsed.error().code() == kArityError) return cmd.WrongArity(), Status();
-    return std::move(parsed).error();
-  }
-  return RbBfAddItems(cmd, key, held, parsed->create, !parsed->nocreate, 2 + parsed->first_item, /*multi=*/true);
+  BfCreateArgs create;
+  bool autocreate = true;
+  auto first = ParseRbBfInsert(cmd, &create, &autocreate);
+  if (!first.ok()) return std::move(first).error();
+  if (first.value() == 0) return {};
+  return RbBfAddItems(cmd, key, held, create, autocreate, first.value(), /*multi=*/true);
 }
 
 // BF.EXISTS / BF.MEXISTS: a missing key, or one of another type, holds nothing.
@@ -272,7 +377,7 @@ Status RbBfInfo(Command& cmd, const OpenKey& key, Held held) {
   if (held != Held::kRedisBloom) return KeyError(held);
   const auto args = cmd.args_from(2);
   auto field = ParseBfInfoField(args);
-  if (!field.ok()) return std::move(field).error();
+  if (!field.ok()) return RbError(cmd, reply::kInvalidInfoValue, field.error().message());
   const RedisBloomScalableFilter& f = Chain(key);
   auto value = [&](BfInfoField which) {
     switch (which) {
@@ -378,10 +483,18 @@ Status RbBfLoadChunk(Command& cmd, const OpenKey& key, Held held) {
   if (!iterator) return ReplyError(reply::kBfIteratorNotNumeric);
   const auto data = AsBytes(cmd.arg(3));
   if (held == Held::kEmpty && *iterator == 1) {
-    auto chain = RedisBloomFromHeaderChunk(data, RbLoadOptions());
+    // RedisBloom answers every header it cannot use, memory included, with "received bad data".
+    Result<RedisBloomScalableFilter> chain = Error(ErrorCode::kTooLarge, "out of memory");
+    try {
+      chain = RedisBloomFromHeaderChunk(data, RbLoadOptions());
+    } catch (const std::bad_alloc&) {
+    }
     if (!chain.ok()) {
-      if (chain.error().code() == ErrorCode::kTooLarge) return CoreError(chain.error());
-      return ReplyError(reply::kRbBadHeader, chain.error().message());
+      if (!AllocationRefusal().empty()) return ReplyError(AllocationRefusal());
+      if (chain.error().code() == ErrorCode::kTooLarge && Config().max_filter_bytes_given) {
+        return CoreError(chain.error());
+      }
+      return RbError(cmd, reply::kRbBadData, chain.error().message());
     }
     if (RbStore<RbBloomType>(key, std::move(chain).value()) == nullptr) return ReplyError(reply::kInternal);
     cmd.Replicate();
@@ -390,8 +503,19 @@ Status RbBfLoadChunk(Command& cmd, const OpenKey& key, Held held) {
   }
   if (held != Held::kRedisBloom) return KeyError(held);
   if (*iterator == 1) return ReplyError(reply::kItemExists);
+  // RedisBloom's three texts: an iterator that cannot end this chunk, a start outside
+  // every link, a chunk that runs past its link's end.
+  if (data.empty() || *iterator <= 0 || static_cast<std::uint64_t>(*iterator) < data.size()) {
+    return RbError(
+        cmd, reply::kRbBadData,
+        "iterator " + std::to_string(*iterator) + " for a chunk of " + std::to_string(data.size()) + " bytes");
+  }
+  const std::int64_t start = *iterator - static_cast<std::int64_t>(data.size());
+  if (NextRedisBloomChunk(Chain(key), start, 1).next_iterator == 0) {
+    return RbError(cmd, reply::kRbNoLink, "no link holds byte " + std::to_string(start - 1));
+  }
   if (auto loaded = LoadRedisBloomChunk(Chain(key), *iterator, data); !loaded.ok()) {
-    return ReplyError(reply::kRbBadChunk, loaded.error().message());
+    return RbError(cmd, reply::kRbChunkTooBig, loaded.error().message());
   }
   cmd.Replicate();
   cmd.Ok();
@@ -404,68 +528,20 @@ RedisCuckooFilter& Cuckoo(const OpenKey& key) noexcept {
   return *RbValueOf<RbCuckooType>(key);
 }
 
-Result<RedisCuckooFilter> CreateCuckoo(const CfCreateArgs& args) {
+Result<RedisCuckooFilter> CreateCuckoo(const Command& cmd, const CfCreateArgs& args) {
   RedisCuckooOptions options;
   options.capacity = args.capacity;
   options.bucket_size = args.bucket_size;
   options.max_iterations = args.max_iterations;
   options.expansion = args.expansion;
-  options.max_memory_bytes = Config().max_filter_bytes;
-  auto filter = RedisCuckooFilter::Create(options);
-  if (!filter.ok()) return CoreError(filter.error(), reply::kCfCannotCreate);
-  return filter;
-}
-
-// CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e], RedisBloom's
-// ranges: bucket size 1..255, iterations 1..65535, expansion 0..32768. Each keyword is
-// found wherever it is; other words are ignored, as RedisBloom does.
-Result<CfCreateArgs> ParseRbCfReserve(const Command& cmd) {
-  CfCreateArgs out;
-  out.bucket_size = std::min<std::uint32_t>(Config().cf_bucket_size, kRedisCuckooMaxBucketSize);
-  out.max_iterations = std::min<std::uint32_t>(Config().cf_max_iterations, kRedisCuckooMaxIterations);
-  out.expansion = std::min<std::uint32_t>(Config().cf_expansion, kRedisCuckooMaxExpansion);
-  const auto capacity = ParseInt64(cmd.arg(2));
-  if (!capacity) return ReplyError(reply::kCfBadCapacity);
-  auto find = [&](std::string_view word) -> std::size_t {
-    for (std::size_t i = 3; i + 1 < cmd.argc(); ++i) {
-      if (EqualsIgnoreCase(cmd.arg(i), word)) return i + 1;
-    }
-    return 0;
-  };
-  if (const std::size_t at = find("MAXITERATIONS"); at != 0) {
-    const auto v = ParseInt64(cmd.arg(at));
-    if (!v) return ReplyError(reply::kCfBadMaxIterations);
-    if (*v < 1 || *v > kRedisCuckooMaxIterations) return ReplyError(reply::kCfMaxIterationsRange);
-    out.max_iterations = static_cast<std::uint32_t>(*v);
+  options.max_memory_bytes = RedisBloomFilterLimit(Config());
+  try {
+    auto filter = RedisCuckooFilter::Create(options);
+    if (!filter.ok()) return CreateError(cmd, filter.error(), reply::kCfCannotCreate);
+    return filter;
+  } catch (const std::bad_alloc&) {
+    return CreateError(cmd, Error(ErrorCode::kTooLarge, "out of memory"), reply::kCfCannotCreate);
   }
-  if (const std::size_t at = find("BUCKETSIZE"); at != 0) {
-    const auto v = ParseInt64(cmd.arg(at));
-    if (!v) return ReplyError(reply::kCfBadBucketSize);
-    if (*v < 1 || *v > kRedisCuckooMaxBucketSize) return ReplyError(reply::kCfBucketSizeRange);
-    out.bucket_size = static_cast<std::uint32_t>(*v);
-  }
-  if (const std::size_t at = find("EXPANSION"); at != 0) {
-    const auto v = ParseInt64(cmd.arg(at));
-    if (!v) return ReplyError(reply::kCfBadExpansion);
-    if (*v < 0 || *v > kRedisCuckooMaxExpansion) return ReplyError(reply::kCfExpansionRange);
-    out.expansion = static_cast<std::uint32_t>(*v);
-  }
-  if (*capacity < 2 * static_cast<std::int64_t>(out.bucket_size)) return ReplyError(reply::kCfCapacityTooSmall);
-  out.capacity = static_cast<std::uint64_t>(*capacity);
-  return out;
-}
-
-Status RbCfReserve(Command& cmd, const OpenKey& key, Held held) {
-  if (cmd.argc() < 3 || cmd.argc() % 2 == 0) return cmd.WrongArity(), Status();
-  auto parsed = ParseRbCfReserve(cmd);
-  if (!parsed.ok()) return std::move(parsed).error();
-  if (held != Held::kEmpty) return KeyError(held);
-  auto filter = CreateCuckoo(parsed.value());
-  if (!filter.ok()) return std::move(filter).error();
-  if (RbStore<RbCuckooType>(key, std::move(filter).value()) == nullptr) return ReplyError(reply::kInternal);
-  cmd.Replicate();
-  cmd.Ok();
-  return {};
 }
 
 CfCreateArgs CfDefaults() {
@@ -475,6 +551,77 @@ CfCreateArgs CfDefaults() {
   args.max_iterations = std::min<std::uint32_t>(Config().cf_max_iterations, kRedisCuckooMaxIterations);
   args.expansion = std::min<std::uint32_t>(Config().cf_expansion, kRedisCuckooMaxExpansion);
   return args;
+}
+
+// RedisBloom 8's cross-limits between cf-bucket-size and cf-initial-size: a bucket size
+// at most half the initial size (and 255), a capacity at least twice the bucket size.
+std::int64_t CfMaxBucketSize() noexcept {
+  return std::min<std::int64_t>(static_cast<std::int64_t>(Config().cf_initial_size / 2), kRedisCuckooMaxBucketSize);
+}
+std::int64_t CfMinCapacity() noexcept {
+  return std::int64_t{2} * Config().cf_bucket_size;
+}
+
+// CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e], RedisBloom 8's
+// ranges: iterations 1..65535, bucket size 1..min(cf-initial-size / 2, 255), expansion
+// 0..32768, capacity 2 x BUCKETSIZE..2^30. Each keyword is found wherever it is; other
+// words are ignored, as RedisBloom does.
+Result<CfCreateArgs> ParseRbCfReserve(const Command& cmd) {
+  CfCreateArgs out = CfDefaults();
+  const auto capacity = ParseInt64(cmd.arg(2));
+  if (!capacity) return RbError(cmd, reply::kCfBadCapacity, Printable(cmd.arg(2)) + " is not an integer");
+  auto find = [&](std::string_view word) -> std::size_t {
+    for (std::size_t i = 3; i + 1 < cmd.argc(); ++i) {
+      if (EqualsIgnoreCase(cmd.arg(i), word)) return i + 1;
+    }
+    return 0;
+  };
+  if (const std::size_t at = find("MAXITERATIONS"); at != 0) {
+    const auto v = ParseInt64(cmd.arg(at));
+    if (!v) return RbError(cmd, reply::kCfBadMaxIterations, Printable(cmd.arg(at)) + " is not an integer");
+    if (*v < 1 || *v > kRedisCuckooMaxIterations) {
+      return RbError(cmd, reply::kCfMaxIterationsRange, "got " + std::to_string(*v));
+    }
+    out.max_iterations = static_cast<std::uint32_t>(*v);
+  }
+  if (const std::size_t at = find("BUCKETSIZE"); at != 0) {
+    const auto v = ParseInt64(cmd.arg(at));
+    if (!v) return RbError(cmd, reply::kCfBadBucketSize, Printable(cmd.arg(at)) + " is not an integer");
+    if (*v < 1 || *v > CfMaxBucketSize()) {
+      char text[96];
+      std::snprintf(text, sizeof(text), reply::kCfBucketSizeRangeFormat.data(), 1LL,
+                    static_cast<long long>(CfMaxBucketSize()));
+      return RbError(cmd, text, "got " + std::to_string(*v));
+    }
+    out.bucket_size = static_cast<std::uint32_t>(*v);
+  }
+  if (const std::size_t at = find("EXPANSION"); at != 0) {
+    const auto v = ParseInt64(cmd.arg(at));
+    if (!v) return RbError(cmd, reply::kCfBadExpansion, Printable(cmd.arg(at)) + " is not an integer");
+    if (*v < 0 || *v > kRedisCuckooMaxExpansion) {
+      return RbError(cmd, reply::kCfExpansionRange, "got " + std::to_string(*v));
+    }
+    out.expansion = static_cast<std::uint32_t>(*v);
+  }
+  if (*capacity < 2 * static_cast<std::int64_t>(out.bucket_size) || *capacity > kRedisBloomMaxCapacity) {
+    return RbError(cmd, reply::kCfCapacityRange,
+                   "capacity " + std::to_string(*capacity) + ", bucket size " + std::to_string(out.bucket_size));
+  }
+  out.capacity = static_cast<std::uint64_t>(*capacity);
+  return out;
+}
+
+Status RbCfReserve(Command& cmd, const OpenKey& key, Held held) {
+  if (cmd.argc() < 3 || cmd.argc() % 2 == 0) return cmd.WrongArity(), Status();
+  auto parsed = ParseRbCfReserve(cmd);
+  if (!parsed.ok()) return std::move(parsed).error();
+  if (held != Held::kEmpty) return KeyError(held);
+  auto filter = CreateCuckoo(cmd, parsed.value());
+  if (!filter.ok()) return std::move(filter).error();
+  if (RbStore<RbCuckooType>(key, std::move(filter).value()) == nullptr) return ReplyError(reply::kInternal);
+  cmd.Replicate();
+  cmd.Ok();
+  return {};
 }
 
 enum class Inserted : char { kAdded, kPresent, kNoSpace, kNoMemory };
@@ -489,7 +636,7 @@ Status RbCfAddItems(Command& cmd, const OpenKey& key, Held held, const CfCreateA
   bool modified = false;
   if (filter == nullptr) {
     if (!autocreate) return ReplyError(reply::kNotFound);
-    auto created = CreateCuckoo(create);
+    auto created = CreateCuckoo(cmd, create);
     if (!created.ok()) return std::move(created).error();
     filter = RbStore<RbCuckooType>(key, std::move(created).value());
     if (filter == nullptr) return ReplyError(reply::kInternal);
@@ -522,7 +669,15 @@ Status RbCfAddItems(Command& cmd, const OpenKey& key, Held held, const CfCreateA
     } else if (status.error().code() == ErrorCode::kFull) {
       outcomes.push_back(Inserted::kNoSpace);
     } else {
-      if (no_memory.empty()) no_memory = CoreError(status.error()).message();
+      if (no_memory.empty()) {
+        // RedisBloom: "ERR Insufficient memory" when a new sub-filter cannot be had.
+        if (!AllocationRefusal().empty() ||
+            (status.error().code() == ErrorCode::kTooLarge && Config().max_filter_bytes_given)) {
+          no_memory = CoreError(status.error()).message();
+        } else {
+          no_memory = RbError(cmd, reply::kCfNoMemory, status.error().message()).message();
+        }
+      }
       outcomes.push_back(Inserted::kNoMemory);
     }
   }
@@ -558,19 +713,34 @@ Status RbCfAddNx(Command& cmd, const OpenKey& key, Held held) {
   return RbCfAddItems(cmd, key, held, CfDefaults(), true, 2, /*multi=*/false, /*nx=*/true);
 }
 
+// CF.INSERT / CF.INSERTNX key [CAPACITY c] [NOCREATE] ITEMS item..., RedisBloom 8's
+// rules: a capacity in [2 x cf-bucket-size, 2^30].
 Status RbCfInsertCommon(Command& cmd, const OpenKey& key, Held held, bool nx) {
   if (cmd.argc() < 4) return cmd.WrongArity(), Status();
-  const auto args = cmd.args_from(2);
-  ModuleConfig config = Config();
-  config.cf_bucket_size = CfDefaults().bucket_size;
-  auto parsed = ParseCfInsert(args, config);
-  if (!parsed.ok()) {
-    if (parsed.error().code() == kArityError) return cmd.WrongArity(), Status();
-    return std::move(parsed).error();
-  }
   CfCreateArgs create = CfDefaults();
-  create.capacity = parsed->create.capacity;
-  return RbCfAddItems(cmd, key, held, create, !parsed->nocreate, 2 + parsed->first_item, /*multi=*/true, nx);
+  bool autocreate = true;
+  std::size_t i = 2;
+  for (; i < cmd.argc(); ++i) {
+    const std::string_view word = cmd.arg(i);
+    if (EqualsIgnoreCase(word, "ITEMS")) break;
+    if (EqualsIgnoreCase(word, "NOCREATE")) {
+      autocreate = false;
+    } else if (EqualsIgnoreCase(word, "CAPACITY")) {
+      if (++i == cmd.argc()) return cmd.WrongArity(), Status();
+      const auto v = ParseInt64(cmd.arg(i));
+      if (!v) return RbError(cmd, reply::kCfBadCapacity, Printable(cmd.arg(i)) + " is not an integer");
+      if (*v < CfMinCapacity() || *v > kRedisBloomMaxCapacity) {
+        return RbError(
+            cmd, reply::kCfInsertCapacityRange,
+            "capacity " + std::to_string(*v) + ", cf-bucket-size " + std::to_string(Config().cf_bucket_size));
+      }
+      create.capacity = static_cast<std::uint64_t>(*v);
+    } else {
+      return RbError(cmd, reply::kUnknownArgument, Printable(word) + " (valid: CAPACITY, NOCREATE, ITEMS)");
+    }
+  }
+  if (i + 1 >= cmd.argc()) return cmd.WrongArity(), Status();
+  return RbCfAddItems(cmd, key, held, create, autocreate, i + 1, /*multi=*/true, nx);
 }
 
 Status RbCfInsert(Command& cmd, const OpenKey& key, Held held) {
@@ -690,12 +860,19 @@ Status RbCfLoadChunk(Command& cmd, const OpenKey& key, Held held) {
   if (*iterator == 1) {
     if (held != Held::kEmpty) return KeyError(held);
     if (data.size() != kCfHeaderChunkBytes) {
-      return ReplyError(reply::kRbCfInvalidHeader);
+      return RbError(cmd, reply::kRbCfInvalidHeader, std::to_string(data.size()) + " bytes, not 38");
     }
-    auto filter = RedisCuckooFromHeaderChunk(data, RbLoadOptions());
+    Result<RedisCuckooFilter> filter = Error(ErrorCode::kTooLarge, "out of memory");
+    try {
+      filter = RedisCuckooFromHeaderChunk(data, RbLoadOptions());
+    } catch (const std::bad_alloc&) {
+    }
     if (!filter.ok()) {
-      if (filter.error().code() == ErrorCode::kTooLarge) return CoreError(filter.error());
-      return ReplyError(reply::kRbCfCannotCreate, filter.error().message());
+      if (!AllocationRefusal().empty()) return ReplyError(AllocationRefusal());
+      if (filter.error().code() == ErrorCode::kTooLarge && Config().max_filter_bytes_given) {
+        return CoreError(filter.error());
+      }
+      return RbError(cmd, reply::kRbCfCannotCreate, filter.error().message());
     }
     if (RbStore<RbCuckooType>(key, std::move(filter).value()) == nullptr) return ReplyError(reply::kInternal);
     cmd.Replicate();
@@ -704,7 +881,7 @@ Status RbCfLoadChunk(Command& cmd, const OpenKey& key, Held held) {
   }
   if (held != Held::kRedisBloom) return KeyError(held);
   if (auto loaded = LoadRedisCuckooChunk(Cuckoo(key), *iterator, data); !loaded.ok()) {
-    return ReplyError(reply::kRbCfBadChunk, loaded.error().message());
+    return RbError(cmd, reply::kRbCfBadChunk, loaded.error().message());
   }
   cmd.Replicate();
   cmd.Ok();

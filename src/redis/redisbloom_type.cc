@@ -228,7 +228,7 @@ bool Create(RedisModuleCtx* ctx) {
 
 LoadOptions RbLoadOptions() noexcept {
   LoadOptions options;
-  options.max_memory_bytes = Config().max_filter_bytes;
+  options.max_memory_bytes = RedisBloomFilterLimit(Config());
   return options;
 }
 

@@ -103,6 +103,25 @@ TEST(ModuleArgs, ParsesEveryName) {
   EXPECT_EQ(config->cbf_counter_bits, 8U);
   EXPECT_EQ(config->max_filter_bytes, 64ULL << 20);
   EXPECT_EQ(config->scandump_chunk_bytes, 1024U);
+  EXPECT_TRUE(config->max_filter_bytes_given);
+}
+
+TEST(ModuleArgs, TakesRedisBloom8ConfigNames) {
+  const auto args =
+      V({"bf-error-rate", "0.5", "bf-initial-size", "7", "BF-EXPANSION-FACTOR", "0", "cf-bucket-size", "3",
+         "cf-initial-size", "10", "cf-max-iterations", "9", "cf-expansion-factor", "4", "cf-max-expansions", "65536"});
+  auto config = ParseModuleArgs(args);
+  ASSERT_TRUE(config.ok()) << config.error().message();
+  EXPECT_DOUBLE_EQ(config->error_rate, 0.25);  // capped, as RedisBloom 8 does
+  EXPECT_EQ(config->initial_size, 7U);
+  EXPECT_EQ(config->expansion, 0U);
+  EXPECT_EQ(config->cf_bucket_size, 3U);
+  EXPECT_EQ(config->cf_initial_size, 10U);
+  EXPECT_EQ(config->cf_max_iterations, 9U);
+  EXPECT_EQ(config->cf_expansion, 4U);
+  EXPECT_EQ(config->cf_max_expansions, 65536U);
+  EXPECT_FALSE(config->max_filter_bytes_given);
+  EXPECT_EQ(RedisBloomFilterLimit(config.value()), kNoFilterLimit);
 }
 
 TEST(ModuleArgs, BadArgumentsNameTheProblem) {
@@ -115,8 +134,12 @@ TEST(ModuleArgs, BadArgumentsNameTheProblem) {
       {{"ERROR_RATE", "1.5"}, "ERROR_RATE must be a number in (0, 1), got '1.5'"},
       {{"ERROR_RATE", "x"}, "got 'x'"},
       {{"INITIAL_SIZE", "0"}, "INITIAL_SIZE must be an integer in [1, "},
-      {{"EXPANSION", "0"}, "EXPANSION must be an integer in [1, 1048576], got '0'"},
-      {{"CF_BUCKETSIZE", "3"}, "CF_BUCKETSIZE must be 2, 4 or 8, got '3'"},
+      {{"INITIAL_SIZE", "1073741825"}, "INITIAL_SIZE must be an integer in [1, 1073741824]"},
+      {{"EXPANSION", "-1"}, "EXPANSION must be an integer in [0, 32768], got '-1'"},
+      {{"bf-expansion-factor", "32769"}, "bf-expansion-factor must be an integer in [0, 32768], got '32769'"},
+      {{"CF_BUCKETSIZE", "256"}, "CF_BUCKETSIZE must be an integer in [1, 255], got '256'"},
+      {{"cf-max-expansions", "65537"}, "cf-max-expansions must be an integer in [1, 65536]"},
+      {{"CF_BUCKETSIZE", "8", "CF_INITIAL_SIZE", "10"}, "CF_INITIAL_SIZE 10 is below twice CF_BUCKETSIZE 8"},
       {{"MAX_FILTER_BYTES", "12"}, "MAX_FILTER_BYTES must be a byte count in [4096, 1tb]"},
       {{"NOPE", "1"}, "unknown module argument 'NOPE'"},
       {{"FORMAT", "bloom"}, "FORMAT must be redisbloom or native, got 'bloom'"},
@@ -142,9 +165,21 @@ TEST(BfReserve, ParsesOptionsAndRejectsRanges) {
   EXPECT_TRUE(ns->nonscaling);
 
   EXPECT_EQ(ParseBfReserve(V({"abc", "10"}), config).error().message(), "ERR bad error rate: 'abc' is not a number");
-  EXPECT_EQ(ParseBfReserve(V({"1", "10"}), config).error().message(), "ERR (0 < error rate range < 1): got 1");
+  EXPECT_EQ(ParseBfReserve(V({"1", "10"}), config).error().message(),
+            "ERR error rate must be in the range (0.000000, 1.000000): got 1");
   EXPECT_EQ(ParseBfReserve(V({"0.1", "-5"}), config).error().message(),
-            "ERR (capacity should be larger than 0): got -5");
+            "ERR capacity must be in the range [1, 9223372036854775807]: got -5");
+  // RedisBloom 8: EXPANSION 0 means NONSCALING, and so does an expansion default of 0.
+  auto zero = ParseBfReserve(V({"0.01", "10", "EXPANSION", "0"}), config);
+  ASSERT_TRUE(zero.ok());
+  EXPECT_TRUE(zero->nonscaling);
+  ModuleConfig nonscaling_default;
+  nonscaling_default.expansion = 0;
+  auto by_default = ParseBfReserve(V({"0.01", "10"}), nonscaling_default);
+  ASSERT_TRUE(by_default.ok());
+  EXPECT_TRUE(by_default->nonscaling);
+  EXPECT_EQ(ParseBfReserve(V({"0.01", "10", "EXPANSION", "2"}), nonscaling_default).error().message(),
+            "Nonscaling filters cannot expand");
   EXPECT_EQ(ParseBfReserve(V({"0.1", "5", "EXPANSION"}), config).error().message(),
             "ERR no expansion: EXPANSION needs a value");
   EXPECT_EQ(ParseBfReserve(V({"0.1", "5", "EXPANSION", "1", "NONSCALING"}), config).error().message(),
@@ -181,7 +216,7 @@ TEST(CfReserve, BucketSizesAndCapacity) {
   EXPECT_NE(ParseCfReserve(V({"1000", "BUCKETSIZE", "3"}), config).error().message().find("2, 4 or 8"),
             std::string::npos);
   EXPECT_EQ(ParseCfReserve(V({"7", "BUCKETSIZE", "4"}), config).error().message(),
-            "Capacity must be at least (BucketSize * 2): capacity 7, bucket size 4");
+            "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]: capacity 7, bucket size 4");
 }
 
 TEST(ScanIterator, Ranges) {

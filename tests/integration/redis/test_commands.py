@@ -136,21 +136,21 @@ class CommandTest(unittest.TestCase):
             self.assertTrue(e.message.startswith("ERR bad error rate"), e)
             self.assertIn("'abc'", e.message)
             e = c.call("BF.RESERVE", "k", "1.5", "100")
-            self.assertTrue(e.message.startswith("ERR (0 < error rate range < 1)"), e)
+            self.assertTrue(e.message.startswith("ERR error rate must be in the range (0.000000, 1.000000)"), e)
             self.assertIn("1.5", e.message)
             e = c.call("BF.RESERVE", "k", "0", "100")
-            self.assertTrue(e.message.startswith("ERR (0 < error rate range < 1)"), e)
+            self.assertTrue(e.message.startswith("ERR error rate must be in the range (0.000000, 1.000000)"), e)
             e = c.call("BF.RESERVE", "k", "0.01", "x1")
             self.assertTrue(e.message.startswith("ERR bad capacity"), e)
             self.assertIn("'x1'", e.message)
             e = c.call("BF.RESERVE", "k", "0.01", "0")
-            self.assertTrue(e.message.startswith("ERR (capacity should be larger than 0)"), e)
+            self.assertTrue(e.message.startswith("ERR capacity must be in the range [1, "), e)
             e = c.call("BF.RESERVE", "k", "0.01", "100", "EXPANSION")
             self.assertTrue(e.message.startswith("ERR no expansion"), e)
             e = c.call("BF.RESERVE", "k", "0.01", "100", "EXPANSION", "zz")
             self.assertTrue(e.message.startswith("ERR bad expansion"), e)
-            e = c.call("BF.RESERVE", "k", "0.01", "100", "EXPANSION", "0")
-            self.assertTrue(e.message.startswith("ERR expansion should be greater or equal to 1"), e)
+            e = c.call("BF.RESERVE", "k", "0.01", "100", "EXPANSION", "-1")
+            self.assertTrue(e.message.startswith("ERR expansion must be in the range [0, "), e)
             e = c.call("BF.RESERVE", "k", "0.01", "100", "EXPANSION", "2", "NONSCALING")
             self.assertEqual(e.message, "Nonscaling filters cannot expand")
             e = c.call("BF.RESERVE", "k", "0.01", "100", "WHAT")
@@ -180,7 +180,7 @@ class CommandTest(unittest.TestCase):
             s.error(c.call("BF.INSERT", "k", "CAPACITY", "abc", "ITEMS", "a"), "Bad capacity")
             s.error(c.call("BF.INSERT", "k", "ERROR", "abc", "ITEMS", "a"), "Bad error rate")
             s.error(c.call("BF.INSERT", "k", "EXPANSION", "abc", "ITEMS", "a"), "Bad expansion")
-            s.error(c.call("BF.INSERT", "k", "ERROR", "2", "ITEMS", "a"), "Bad argument received")
+            s.error(c.call("BF.INSERT", "k", "ERROR", "2", "ITEMS", "a"), "Bad error rate")
             s.error(c.call("BF.INSERT", "k", "FOO", "ITEMS", "a"), "Unknown argument received")
             s.error(c.call("BF.INSERT", "k", "CAPACITY", "10", "ITEMS"), "ERR wrong number of arguments")
             s.error(c.call("BF.INSERT", "k", "CAPACITY", "10", "a"), "Unknown argument received")
@@ -283,13 +283,13 @@ class CommandTest(unittest.TestCase):
     def test_cf_errors(self):
         with self.server.client() as c:
             for args, prefix in ((("abc",), "Bad capacity"), (("100", "BUCKETSIZE", "x"), "Couldn't parse BUCKETSIZE"),
-                                 (("100", "BUCKETSIZE", "0"), "BUCKETSIZE: value must be an integer between 1 and 255"),
+                                 (("100", "BUCKETSIZE", "0"), "BUCKETSIZE: value must be in the range [1, 255]"),
                                  (("100", "BUCKETSIZE", "3"), "Couldn't parse BUCKETSIZE"),
                                  (("100", "MAXITERATIONS", "x"), "Couldn't parse MAXITERATIONS"),
-                                 (("100", "MAXITERATIONS", "0"), "MAXITERATIONS: value must be an integer between 1 and 65535"),
+                                 (("100", "MAXITERATIONS", "0"), "MAXITERATIONS: value must be in the range [1, 65535]"),
                                  (("100", "EXPANSION", "x"), "Couldn't parse EXPANSION"),
-                                 (("100", "EXPANSION", "-1"), "EXPANSION: value must be an integer between 0 and 32768"),
-                                 (("3",), "Capacity must be at least (BucketSize * 2)")):
+                                 (("100", "EXPANSION", "-1"), "EXPANSION: value must be in the range [0, 32768]"),
+                                 (("3",), "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]")):
                 reply = c.call("CF.RESERVE", "k", *args)
                 self.assertIsInstance(reply, ReplyError, args)
                 self.assertTrue(reply.message.startswith(prefix), (args, reply))
@@ -341,7 +341,7 @@ class CommandTest(unittest.TestCase):
             c.ok("CBF.RESERVE", "c8", "0.01", "100", "COUNTERBITS", "8")
             self.assertEqual(dict(s.info(c.call("CBF.INFO", "c8")))[b"Counter bits"], 8)
             s.error(c.call("CBF.RESERVE", "bad", "0.01", "100", "COUNTERBITS", "5"), "ERR bad counter bits")
-            s.error(c.call("CBF.RESERVE", "bad", "2", "100"), "ERR (0 < error rate range < 1)")
+            s.error(c.call("CBF.RESERVE", "bad", "2", "100"), "ERR error rate must be in the range (0.000000, 1.000000)")
             s.boolean(c.call("CBF.ADD", "auto", "z"), True)
             self.assertEqual(dict(s.info(c.call("CBF.INFO", "auto")))[b"Capacity"], 100)
 

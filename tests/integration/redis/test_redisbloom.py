@@ -503,7 +503,7 @@ class RedisBloomCommandsTest(unittest.TestCase):
         with self.server.client() as c, self.server.client(protocol=3) as c3:
             # RedisBloom's ranges and texts; unknown words are ignored as RedisBloom does.
             self.assertEqual(c.call("CF.RESERVE", "c", "100", "BUCKETSIZE", "256"),
-                             ReplyError("BUCKETSIZE: value must be an integer between 1 and 255, inclusive."))
+                             ReplyError("BUCKETSIZE: value must be in the range [1, 255]"))
             c.ok("CF.RESERVE", "c3", "100", "BUCKETSIZE", "3", "IGNORED", "x")
             self.assertEqual(c.call("CF.INFO", "c3")[11], 3)
             # A filter that cannot grow: did-not-fit is -1 under RESP2, false under RESP3.
