@@ -163,6 +163,10 @@ struct CommandSpec {
   const char* acl;
   bool cuckoo = false;
   bool merge = false;  // BF.MERGE: dest, then read-only sources
+  // Command tips (COMMAND INFO / COMMAND DOCS, Redis >= 7.0): RedisBloom (v8.9.80) marks the
+  // reads whose replies describe the filter rather than answer about items "dont_cache",
+  // so that client-side caches do not keep them.
+  const char* tips = nullptr;
 };
 
 template <Handler kHandler>
@@ -181,10 +185,10 @@ const CommandSpec kCommands[] = {
     {"bf.insert", Cmd<RouteBfInsert>(), "write deny-oom", Access::kWrite, "write"},
     {"bf.exists", Cmd<RouteBfExists>(), "readonly fast", Access::kRead, "read"},
     {"bf.mexists", Cmd<RouteBfMexists>(), "readonly", Access::kRead, "read"},
-    {"bf.info", Cmd<RouteBfInfo>(), "readonly fast", Access::kRead, "read fast"},
+    {"bf.info", Cmd<RouteBfInfo>(), "readonly fast", Access::kRead, "read fast", false, false, "dont_cache"},
     {"bf.card", Cmd<RouteBfCard>(), "readonly fast", Access::kRead, "read fast"},
-    {"bf.debug", Cmd<RouteBfDebug>(), "readonly", Access::kRead, "read"},
-    {"bf.scandump", Cmd<RouteBfScanDump>(), "readonly", Access::kRead, "read"},
+    {"bf.debug", Cmd<RouteBfDebug>(), "readonly", Access::kRead, "read", false, false, "dont_cache"},
+    {"bf.scandump", Cmd<RouteBfScanDump>(), "readonly", Access::kRead, "read", false, false, "dont_cache"},
     {"bf.loadchunk", Cmd<RouteBfLoadChunk>(), "write deny-oom", Access::kCreate, "write"},
     {"bf.merge", Cmd<BfMerge>(), "write deny-oom", Access::kWrite, "write", false, true},
     {"cf.reserve", Cmd<RouteCfReserve>(), "write deny-oom", Access::kCreate, "write fast", true},
@@ -196,10 +200,10 @@ const CommandSpec kCommands[] = {
     {"cf.mexists", Cmd<RouteCfMexists>(), "readonly", Access::kRead, "read", true},
     {"cf.del", Cmd<RouteCfDel>(), "write fast", Access::kWrite, "write", true},
     {"cf.count", Cmd<RouteCfCount>(), "readonly fast", Access::kRead, "read", true},
-    {"cf.info", Cmd<RouteCfInfo>(), "readonly fast", Access::kRead, "read fast", true},
-    {"cf.debug", Cmd<RouteCfDebug>(), "readonly", Access::kRead, "read", true},
+    {"cf.info", Cmd<RouteCfInfo>(), "readonly fast", Access::kRead, "read fast", true, false, "dont_cache"},
+    {"cf.debug", Cmd<RouteCfDebug>(), "readonly", Access::kRead, "read", true, false, "dont_cache"},
     {"cf.compact", Cmd<RouteCfCompact>(), "write", Access::kWrite, "write", true},  // RedisBloom 8: read
-    {"cf.scandump", Cmd<RouteCfScanDump>(), "readonly", Access::kRead, "read", true},
+    {"cf.scandump", Cmd<RouteCfScanDump>(), "readonly", Access::kRead, "read", true, false, "dont_cache"},
     {"cf.loadchunk", Cmd<RouteCfLoadChunk>(), "write deny-oom", Access::kCreate, "write", true},
     {"cbf.reserve", Cmd<CbfReserve>(), "write deny-oom", Access::kCreate, "write fast"},
     {"cbf.add", Cmd<CbfAdd>(), "write deny-oom fast", Access::kWrite, "write"},
@@ -274,6 +278,7 @@ void SetKeySpecs(RedisModuleCtx* ctx, const CommandSpec& spec) {
   RedisModuleCommandInfo info{};
   info.version = &kCommandInfoVersion;
   info.key_specs = specs;
+  info.tips = spec.tips;
   if (rm.SetCommandInfo(command, &info) != kOk) {
     rm.Log(ctx, "warning", "bloomkit: could not set key specs of %s", spec.name);
   }
@@ -345,12 +350,13 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   rm.Log(ctx, "notice",
          "bloomkit: loaded as %s (FORMAT %s, ERROR_RATE %g, INITIAL_SIZE %llu, EXPANSION %u, CF_INITIAL_SIZE %llu, "
          "CF_BUCKETSIZE %u, CF_MAX_ITERATIONS %u, CF_EXPANSION %u, CF_FINGERPRINT_BITS %u, "
-         "MAX_FILTER_BYTES %llu)",
+         "MAX_FILTER_BYTES %llu%s)",
          name, g_config.format == FilterFormat::kRedisBloom ? "redisbloom" : "native", g_config.error_rate,
          static_cast<unsigned long long>(g_config.initial_size), g_config.expansion,
          static_cast<unsigned long long>(g_config.cf_initial_size), g_config.cf_bucket_size, g_config.cf_max_iterations,
          g_config.cf_expansion, g_config.cf_fingerprint_bits,
-         static_cast<unsigned long long>(g_config.max_filter_bytes));
+         static_cast<unsigned long long>(g_config.max_filter_bytes),
+         g_config.max_filter_bytes_given ? "" : " for native filters, none for RedisBloom-format ones");
   return kOk;
 }
 
