@@ -12,6 +12,7 @@
 
 #include "bloomkit/allocator.h"
 #include "commands.h"
+#include "config.h"
 #include "filter_value.h"
 #include "redisbloom_commands.h"
 #include "redisbloom_type.h"
@@ -338,6 +339,15 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     rm.Log(ctx, "warning", "bloomkit: could not register the INFO section");
   }
 
+  // RedisBloom 8's configs (config.h), with the module arguments as their defaults.
+  const char* config_prefix = "";
+  if (!RegisterConfigs(ctx, name, &config_prefix)) return FailLoad(ctx, "invalid configuration");
+  if (*config_prefix != '\0') {
+    rm.Log(ctx, "notice",
+           "bloomkit: configs are named %sbf-error-rate ... (this server has no unprefixed module configs)",
+           config_prefix);
+  }
+
   AddAclCategories(ctx);
   for (const CommandSpec& spec : kCommands) {
     const int last = spec.merge ? -1 : 1;
@@ -392,6 +402,10 @@ Status CheckMemoryFor(std::uint64_t bytes) {
 }
 
 const ModuleConfig& Config() noexcept {
+  return g_config;
+}
+
+ModuleConfig& MutableConfig() noexcept {
   return g_config;
 }
 
