@@ -33,10 +33,10 @@ typedef struct RedisModuleInfoCtx RedisModuleInfoCtx;
 typedef int (*RedisModuleCmdFunc)(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 typedef void (*RedisModuleInfoFunc)(RedisModuleInfoCtx* ctx, int for_crash_report);
 // Module configs (Redis >= 7.0): CONFIG GET/SET, CONFIG REWRITE and redis.conf.
-typedef RedisModuleString* (*RedisModuleConfigGetStringFunc)(const char* name, void* privdata);
-typedef int (*RedisModuleConfigSetStringFunc)(const char* name, RedisModuleString* val, void* privdata,
-                                              RedisModuleString** err);
-typedef int (*RedisModuleConfigApplyFunc)(RedisModuleCtx* ctx, void* privdata, RedisModuleString** err);
+using RedisModuleConfigGetStringFunc = RedisModuleString* (*)(const char* name, void* privdata);
+using RedisModuleConfigSetStringFunc = int (*)(const char* name, RedisModuleString* val, void* privdata,
+                                               RedisModuleString** err);
+using RedisModuleConfigApplyFunc = int (*)(RedisModuleCtx* ctx, void* privdata, RedisModuleString** err);
 
 // Data type callbacks (RedisModuleTypeMethods, version 3 layout: Redis >= 6.2).
 typedef void* (*RedisModuleTypeLoadFunc)(RedisModuleIO* rdb, int encver);
