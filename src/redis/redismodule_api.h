@@ -33,9 +33,9 @@ typedef struct RedisModuleInfoCtx RedisModuleInfoCtx;
 typedef int (*RedisModuleCmdFunc)(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 typedef void (*RedisModuleInfoFunc)(RedisModuleInfoCtx* ctx, int for_crash_report);
 // Module configs (Redis >= 7.0): CONFIG GET/SET, CONFIG REWRITE and redis.conf.
-using RedisModuleConfigGetStringFunc = RedisModuleString* (*)(const char* name, void* privdata);
-using RedisModuleConfigSetStringFunc = int (*)(const char* name, RedisModuleString* val, void* privdata,
-                                               RedisModuleString** err);
+using RedisModuleConfigGetFunc = RedisModuleString* (*)(const char* name, void* privdata);
+using RedisModuleConfigSetFunc = int (*)(const char* name, RedisModuleString* val, void* privdata,
+                                         RedisModuleString** err);
 using RedisModuleConfigApplyFunc = int (*)(RedisModuleCtx* ctx, void* privdata, RedisModuleString** err);
 
 // Data type callbacks (RedisModuleTypeMethods, version 3 layout: Redis >= 6.2).
@@ -174,76 +174,76 @@ inline constexpr uint64_t kKeyUpdate = 1ULL << 5;
 inline constexpr uint64_t kKeyInsert = 1ULL << 6;
 
 // X(return type, name, parameter list, required)
-#define BLOOMKIT_REDIS_API_FUNCTIONS(X)                                                                              \
-  X(void*, Alloc, (size_t bytes), true)                                                                              \
-  X(void*, TryAlloc, (size_t bytes), false)                                                                          \
-  X(void*, TryCalloc, (size_t count, size_t bytes), false)                                                           \
-  X(void, Free, (void* ptr), true)                                                                                   \
-  X(int, CreateCommand,                                                                                              \
-    (RedisModuleCtx * ctx, const char* name, RedisModuleCmdFunc cmdfunc, const char* strflags, int firstkey,         \
-     int lastkey, int keystep),                                                                                      \
-    true)                                                                                                            \
-  X(void, SetModuleAttribs, (RedisModuleCtx * ctx, const char* name, int ver, int apiver), true)                     \
-  X(int, IsModuleNameBusy, (const char* name), false)                                                                \
-  X(int, WrongArity, (RedisModuleCtx * ctx), true)                                                                   \
-  X(int, ReplyWithLongLong, (RedisModuleCtx * ctx, long long ll), true)                                              \
-  X(int, ReplyWithError, (RedisModuleCtx * ctx, const char* err), true)                                              \
-  X(int, ReplyWithSimpleString, (RedisModuleCtx * ctx, const char* msg), true)                                       \
-  X(int, ReplyWithArray, (RedisModuleCtx * ctx, long len), true)                                                     \
-  X(void, ReplySetArrayLength, (RedisModuleCtx * ctx, long len), true)                                               \
-  X(int, ReplyWithStringBuffer, (RedisModuleCtx * ctx, const char* buf, size_t len), true)                           \
-  X(int, ReplyWithNull, (RedisModuleCtx * ctx), true)                                                                \
-  X(int, ReplyWithDouble, (RedisModuleCtx * ctx, double d), true)                                                    \
-  X(int, ReplyWithMap, (RedisModuleCtx * ctx, long len), false)                                                      \
-  X(int, ReplyWithBool, (RedisModuleCtx * ctx, int b), false)                                                        \
-  X(RedisModuleKey*, OpenKey, (RedisModuleCtx * ctx, RedisModuleString * keyname, int mode), true)                   \
-  X(void, CloseKey, (RedisModuleKey * kp), true)                                                                     \
-  X(int, KeyType, (RedisModuleKey * kp), true)                                                                       \
-  X(int, DeleteKey, (RedisModuleKey * kp), true)                                                                     \
-  X(const char*, StringPtrLen, (const RedisModuleString* str, size_t* len), true)                                    \
-  X(int, ReplicateVerbatim, (RedisModuleCtx * ctx), true)                                                            \
-  X(int, GetContextFlags, (RedisModuleCtx * ctx), false)                                                             \
-  X(RedisModuleType*, CreateDataType,                                                                                \
-    (RedisModuleCtx * ctx, const char* name, int encver, RedisModuleTypeMethods* typemethods), true)                 \
-  X(int, ModuleTypeSetValue, (RedisModuleKey * key, RedisModuleType * mt, void* value), true)                        \
-  X(RedisModuleType*, ModuleTypeGetType, (RedisModuleKey * key), true)                                               \
-  X(void*, ModuleTypeGetValue, (RedisModuleKey * key), true)                                                         \
-  X(void, SaveUnsigned, (RedisModuleIO * io, uint64_t value), true)                                                  \
-  X(uint64_t, LoadUnsigned, (RedisModuleIO * io), true)                                                              \
-  X(void, SaveStringBuffer, (RedisModuleIO * io, const char* str, size_t len), true)                                 \
-  X(char*, LoadStringBuffer, (RedisModuleIO * io, size_t * lenptr), true)                                            \
-  X(void, SaveSigned, (RedisModuleIO * io, int64_t value), true)                                                     \
-  X(int64_t, LoadSigned, (RedisModuleIO * io), true)                                                                 \
-  X(void, SaveDouble, (RedisModuleIO * io, double value), true)                                                      \
-  X(double, LoadDouble, (RedisModuleIO * io), true)                                                                  \
-  X(void, SaveFloat, (RedisModuleIO * io, float value), true)                                                        \
-  X(float, LoadFloat, (RedisModuleIO * io), true)                                                                    \
-  X(int, IsIOError, (RedisModuleIO * io), false)                                                                     \
-  X(void, SetModuleOptions, (RedisModuleCtx * ctx, int options), false)                                              \
-  X(void, EmitAOF, (RedisModuleIO * io, const char* cmdname, const char* fmt, ...), true)                            \
-  X(void, DigestAddStringBuffer, (RedisModuleDigest * md, const char* ele, size_t len), true)                        \
-  X(void, DigestEndSequence, (RedisModuleDigest * md), true)                                                         \
-  X(void, Log, (RedisModuleCtx * ctx, const char* level, const char* fmt, ...), true)                                \
-  X(void, LogIOError, (RedisModuleIO * io, const char* level, const char* fmt, ...), true)                           \
-  X(RedisModuleCommand*, GetCommand, (RedisModuleCtx * ctx, const char* name), false)                                \
-  X(int, SetCommandInfo, (RedisModuleCommand * command, const RedisModuleCommandInfo* info), false)                  \
-  X(RedisModuleServerInfoData*, GetServerInfo, (RedisModuleCtx * ctx, const char* section), false)                   \
-  X(unsigned long long, ServerInfoGetFieldUnsigned,                                                                  \
-    (RedisModuleServerInfoData * data, const char* field, int* out_err), false)                                      \
-  X(void, FreeServerInfo, (RedisModuleCtx * ctx, RedisModuleServerInfoData * data), false)                           \
-  X(size_t, MallocSize, (void* ptr), false)                                                                          \
-  X(int, RegisterInfoFunc, (RedisModuleCtx * ctx, RedisModuleInfoFunc cb), false)                                    \
-  X(int, InfoAddSection, (RedisModuleInfoCtx * ctx, const char* name), false)                                        \
-  X(int, InfoAddFieldULongLong, (RedisModuleInfoCtx * ctx, const char* field, unsigned long long value), false)      \
-  X(int, SetCommandACLCategories, (RedisModuleCommand * command, const char* categories), false)                     \
-  X(int, AddACLCategory, (RedisModuleCtx * ctx, const char* name), false)                                            \
-  X(RedisModuleString*, CreateString, (RedisModuleCtx * ctx, const char* ptr, size_t len), false)                    \
-  X(void, FreeString, (RedisModuleCtx * ctx, RedisModuleString * str), false)                                        \
-  X(int, RegisterStringConfig,                                                                                       \
-    (RedisModuleCtx * ctx, const char* name, const char* default_val, unsigned int flags,                            \
-     RedisModuleConfigGetStringFunc getfn, RedisModuleConfigSetStringFunc setfn, RedisModuleConfigApplyFunc applyfn, \
-     void* privdata),                                                                                                \
-    false)                                                                                                           \
+#define BLOOMKIT_REDIS_API_FUNCTIONS(X)                                                                         \
+  X(void*, Alloc, (size_t bytes), true)                                                                         \
+  X(void*, TryAlloc, (size_t bytes), false)                                                                     \
+  X(void*, TryCalloc, (size_t count, size_t bytes), false)                                                      \
+  X(void, Free, (void* ptr), true)                                                                              \
+  X(int, CreateCommand,                                                                                         \
+    (RedisModuleCtx * ctx, const char* name, RedisModuleCmdFunc cmdfunc, const char* strflags, int firstkey,    \
+     int lastkey, int keystep),                                                                                 \
+    true)                                                                                                       \
+  X(void, SetModuleAttribs, (RedisModuleCtx * ctx, const char* name, int ver, int apiver), true)                \
+  X(int, IsModuleNameBusy, (const char* name), false)                                                           \
+  X(int, WrongArity, (RedisModuleCtx * ctx), true)                                                              \
+  X(int, ReplyWithLongLong, (RedisModuleCtx * ctx, long long ll), true)                                         \
+  X(int, ReplyWithError, (RedisModuleCtx * ctx, const char* err), true)                                         \
+  X(int, ReplyWithSimpleString, (RedisModuleCtx * ctx, const char* msg), true)                                  \
+  X(int, ReplyWithArray, (RedisModuleCtx * ctx, long len), true)                                                \
+  X(void, ReplySetArrayLength, (RedisModuleCtx * ctx, long len), true)                                          \
+  X(int, ReplyWithStringBuffer, (RedisModuleCtx * ctx, const char* buf, size_t len), true)                      \
+  X(int, ReplyWithNull, (RedisModuleCtx * ctx), true)                                                           \
+  X(int, ReplyWithDouble, (RedisModuleCtx * ctx, double d), true)                                               \
+  X(int, ReplyWithMap, (RedisModuleCtx * ctx, long len), false)                                                 \
+  X(int, ReplyWithBool, (RedisModuleCtx * ctx, int b), false)                                                   \
+  X(RedisModuleKey*, OpenKey, (RedisModuleCtx * ctx, RedisModuleString * keyname, int mode), true)              \
+  X(void, CloseKey, (RedisModuleKey * kp), true)                                                                \
+  X(int, KeyType, (RedisModuleKey * kp), true)                                                                  \
+  X(int, DeleteKey, (RedisModuleKey * kp), true)                                                                \
+  X(const char*, StringPtrLen, (const RedisModuleString* str, size_t* len), true)                               \
+  X(int, ReplicateVerbatim, (RedisModuleCtx * ctx), true)                                                       \
+  X(int, GetContextFlags, (RedisModuleCtx * ctx), false)                                                        \
+  X(RedisModuleType*, CreateDataType,                                                                           \
+    (RedisModuleCtx * ctx, const char* name, int encver, RedisModuleTypeMethods* typemethods), true)            \
+  X(int, ModuleTypeSetValue, (RedisModuleKey * key, RedisModuleType * mt, void* value), true)                   \
+  X(RedisModuleType*, ModuleTypeGetType, (RedisModuleKey * key), true)                                          \
+  X(void*, ModuleTypeGetValue, (RedisModuleKey * key), true)                                                    \
+  X(void, SaveUnsigned, (RedisModuleIO * io, uint64_t value), true)                                             \
+  X(uint64_t, LoadUnsigned, (RedisModuleIO * io), true)                                                         \
+  X(void, SaveStringBuffer, (RedisModuleIO * io, const char* str, size_t len), true)                            \
+  X(char*, LoadStringBuffer, (RedisModuleIO * io, size_t * lenptr), true)                                       \
+  X(void, SaveSigned, (RedisModuleIO * io, int64_t value), true)                                                \
+  X(int64_t, LoadSigned, (RedisModuleIO * io), true)                                                            \
+  X(void, SaveDouble, (RedisModuleIO * io, double value), true)                                                 \
+  X(double, LoadDouble, (RedisModuleIO * io), true)                                                             \
+  X(void, SaveFloat, (RedisModuleIO * io, float value), true)                                                   \
+  X(float, LoadFloat, (RedisModuleIO * io), true)                                                               \
+  X(int, IsIOError, (RedisModuleIO * io), false)                                                                \
+  X(void, SetModuleOptions, (RedisModuleCtx * ctx, int options), false)                                         \
+  X(void, EmitAOF, (RedisModuleIO * io, const char* cmdname, const char* fmt, ...), true)                       \
+  X(void, DigestAddStringBuffer, (RedisModuleDigest * md, const char* ele, size_t len), true)                   \
+  X(void, DigestEndSequence, (RedisModuleDigest * md), true)                                                    \
+  X(void, Log, (RedisModuleCtx * ctx, const char* level, const char* fmt, ...), true)                           \
+  X(void, LogIOError, (RedisModuleIO * io, const char* level, const char* fmt, ...), true)                      \
+  X(RedisModuleCommand*, GetCommand, (RedisModuleCtx * ctx, const char* name), false)                           \
+  X(int, SetCommandInfo, (RedisModuleCommand * command, const RedisModuleCommandInfo* info), false)             \
+  X(RedisModuleServerInfoData*, GetServerInfo, (RedisModuleCtx * ctx, const char* section), false)              \
+  X(unsigned long long, ServerInfoGetFieldUnsigned,                                                             \
+    (RedisModuleServerInfoData * data, const char* field, int* out_err), false)                                 \
+  X(void, FreeServerInfo, (RedisModuleCtx * ctx, RedisModuleServerInfoData * data), false)                      \
+  X(size_t, MallocSize, (void* ptr), false)                                                                     \
+  X(int, RegisterInfoFunc, (RedisModuleCtx * ctx, RedisModuleInfoFunc cb), false)                               \
+  X(int, InfoAddSection, (RedisModuleInfoCtx * ctx, const char* name), false)                                   \
+  X(int, InfoAddFieldULongLong, (RedisModuleInfoCtx * ctx, const char* field, unsigned long long value), false) \
+  X(int, SetCommandACLCategories, (RedisModuleCommand * command, const char* categories), false)                \
+  X(int, AddACLCategory, (RedisModuleCtx * ctx, const char* name), false)                                       \
+  X(RedisModuleString*, CreateString, (RedisModuleCtx * ctx, const char* ptr, size_t len), false)               \
+  X(void, FreeString, (RedisModuleCtx * ctx, RedisModuleString * str), false)                                   \
+  X(int, RegisterStringConfig,                                                                                  \
+    (RedisModuleCtx * ctx, const char* name, const char* default_val, unsigned int flags,                       \
+     RedisModuleConfigGetFunc getfn, RedisModuleConfigSetFunc setfn, RedisModuleConfigApplyFunc applyfn,        \
+     void* privdata),                                                                                           \
+    false)                                                                                                      \
   X(int, LoadConfigs, (RedisModuleCtx * ctx), false)
 
 // The looked-up functions: rm.OpenKey(ctx, name, kRead), ...
