@@ -81,7 +81,7 @@ class CountLimitTest(unittest.TestCase):
                 cuckoo = bytearray(scandump(c, "CF.SCANDUMP", "tmplc")[0][1])
                 self.assertEqual(len(cuckoo), 38)
                 struct.pack_into("<Q", cuckoo, 0, (1 << 64) - 1)  # items: no write reaches this
-                self.assert_refused(c.call("CF.LOADCHUNK", "cf", 1, bytes(cuckoo)), "18446744073709551615")
+                self.assert_refused(c.call("CF.LOADCHUNK", "cf", 1, bytes(cuckoo)), "Couldn't create filter!")  # RedisBloom's text
                 struct.pack_into("<Q", cuckoo, 0, MAX)
                 struct.pack_into("<Q", cuckoo, 16, MAX)  # deletes
                 self.assertEqual(c.call("CF.LOADCHUNK", "cf", 1, bytes(cuckoo)), Simple(b"OK"))

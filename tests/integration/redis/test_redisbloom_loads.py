@@ -93,11 +93,18 @@ class RedisBloomLoadsTest(unittest.TestCase):
         self.assertTrue(reply.message.startswith(prefix), reply)
 
     def template(self, c, error):
-        """The header and data chunks of a one-link NONSCALING chain at `error`."""
+        """The header and data chunks of a one-link NONSCALING chain at `error`. RedisBloom 8
+        (and so BF.RESERVE) takes a rate above 0.25 as 0.25, which older RedisBloom did not:
+        such a chain is made at 0.25 and its link's error field set to `error`."""
         c.call("DEL", "tmpl")
-        c.ok("BF.RESERVE", "tmpl", error, 100, "NONSCALING")
+        c.ok("BF.RESERVE", "tmpl", min(float(error), 0.25), 100, "NONSCALING")
         chunks = scandump(c, "BF.SCANDUMP", "tmpl")
         c.call("DEL", "tmpl")
+        if float(error) > 0.25:
+            (it, header), rest = chunks[0], chunks[1:]
+            header = bytearray(header)
+            struct.pack_into("<d", header, 20 + 24, float(error))  # the link's error
+            chunks = [(it, bytes(header))] + rest
         return chunks
 
     def export(self, c, key):
