@@ -11,7 +11,7 @@ cf-max-expansions without a prefix; servers without unprefixed module configs (R
 import os
 import unittest
 
-from harness import MODULE, REDIS_SERVER, ReplyError, Server, main, time_limit
+from harness import MODULE, REDIS_SERVER, ReplyError, Server, main, server_version, time_limit
 
 # name -> (default, a valid other value, values out of range, the range text)
 CONFIGS = {
@@ -54,6 +54,23 @@ def get(c, name):
 
 
 class ConfigTest(unittest.TestCase):
+    @time_limit(30)
+    def test_names_follow_the_servers_module_api(self):
+        """Unprefixed names exactly where the server takes REDISMODULE_CONFIG_UNPREFIXED:
+        Redis from 8.0.0 on. Redis 7.x, Redis 8's milestones (7.9.x) and Valkey 8 refuse the
+        flag, and there the names carry the module's name (bf. under IDENTITY redisbloom)."""
+        for identity, module_name in (("bloomkit", "bloomkit."), ("redisbloom", "bf.")):
+            with Server(fmt=None, module_args=["IDENTITY", identity]) as s, s.client() as c:
+                name, version = server_version(c)
+                expected = "" if name == "redis" and version >= (8, 0, 0) else module_name
+                unexpected = module_name if expected == "" else ""
+                self.assertEqual(c.call("CONFIG", "GET", expected + "bf-error-rate"), [
+                    (expected + "bf-error-rate").encode(), b"0.01"], (name, version))
+                self.assertEqual(c.call("CONFIG", "GET", unexpected + "bf-error-rate"), [], (name, version))
+                self.assertEqual(len(c.call("CONFIG", "GET", expected + "*f-*")), 16)
+                if expected:
+                    self.assertIn("configs are named %sbf-error-rate" % expected, s.log())
+
     @time_limit(30)
     def test_defaults_set_get_and_range_errors(self):
         with Server(fmt=None) as s, s.client() as c:
