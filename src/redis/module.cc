@@ -301,7 +301,18 @@ int FailLoad(RedisModuleCtx* ctx, const std::string& reason) {
   return kErr;
 }
 
+// Set once OnLoad succeeded. A second MODULE LOAD of the same file gets this copy of the
+// library again (dlopen counts references), so it is refused before its arguments reach
+// g_config, the allocator seam or the configs of the module that is running; under
+// another module name (IDENTITY) Redis would otherwise let it get that far.
+bool g_loaded = false;
+const char* g_loaded_name = "";
+
 int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (g_loaded) {
+    return FailLoad(
+        ctx, "this bloomkit.so is already loaded (as " + std::string(g_loaded_name) + "); a server runs one copy");
+  }
   if (const char* missing = LoadApi(ctx); missing != nullptr) {
     return FailLoad(ctx, std::string("this Redis lacks ") + missing + " (Redis >= 6.2 is required)");
   }
@@ -367,6 +378,8 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
          g_config.cf_expansion, g_config.cf_fingerprint_bits,
          static_cast<unsigned long long>(g_config.max_filter_bytes),
          g_config.max_filter_bytes_given ? "" : " for native filters, none for RedisBloom-format ones");
+  g_loaded = true;
+  g_loaded_name = name;
   return kOk;
 }
 
