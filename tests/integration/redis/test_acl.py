@@ -47,22 +47,36 @@ class AclTest(unittest.TestCase):
                 return not (isinstance(reply, bytes) and b"no permissions to run" in reply)
 
             c.ok("ACL", "SETUSER", "nowrite", "on", "nopass", "~*", "+@all", "-@write")
-            listed = {x.decode() for x in c.call("ACL", "CAT", "write")}
+            # What COMMAND INFO says (its 7th field) and what ACL CAT <category> lists.
+            # Valkey 8.0's ACL CAT <category> leaves every module command out (acl.c,
+            # aclCatWithFlags skips CMD_MODULE), though the categories are in force there.
+            categories = {e[0].decode(): {x.decode() for x in e[6]}
+                          for e in c.call("COMMAND", "INFO", *commands)}
+            cat_lists_modules = name == "redis"
+
+            def listed(category):
+                return {x.decode() for x in c.call("ACL", "CAT", category)}
+
             if set_categories:
                 # The categories are set: -@write refuses every write of the module.
-                self.assertTrue(set(writes) <= listed, set(writes) - listed)
+                self.assertEqual([n for n in writes if "@write" not in categories[n]], [])
+                self.assertEqual([n for n in reads if "@read" not in categories[n]], [])
                 self.assertEqual([n for n in writes if allowed("nowrite", n)], [])
+                self.assertEqual(set(writes) <= listed("write"), cat_lists_modules)
                 if own_categories:
-                    bloom = {x.decode() for x in c.call("ACL", "CAT", "bloom")}
-                    cuckoo = {x.decode() for x in c.call("ACL", "CAT", "cuckoo")}
+                    bloom = {n for n in commands if "@bloom" in categories[n]}
+                    cuckoo = {n for n in commands if "@cuckoo" in categories[n]}
                     self.assertEqual(bloom | cuckoo, set(commands))
                     self.assertEqual(cuckoo, {n for n in commands if n.startswith("cf.")})
+                    c.ok("ACL", "SETUSER", "nobloom", "on", "nopass", "~*", "+@all", "-@bloom", "-@cuckoo")
+                    self.assertEqual([n for n in commands if allowed("nobloom", n)], [])
+                    self.assertEqual((listed("bloom"), listed("cuckoo")) == (bloom, cuckoo), cat_lists_modules)
             else:
                 # 7.0: no category; the limitation docs/REDIS.md states, as observed.
-                self.assertEqual(set(writes) & listed, set())
+                self.assertEqual(set(writes) & listed("write"), set())
+                self.assertEqual([n for n in commands if categories[n]], [])
                 self.assertTrue(allowed("nowrite", "bf.add"))
                 self.assertFalse(allowed("nowrite", "set"))
-                self.assertNotIn(b"bloom", c.call("ACL", "CAT"))
             if not own_categories:
                 self.assertNotIn(b"bloom", c.call("ACL", "CAT"))
 
