@@ -21,6 +21,11 @@ from harness import MODULE, ReplyError, Server, main, time_limit
 OTHER = os.environ.get("BLOOMKIT_TEST_BF_MODULE", "")
 
 
+def bf_modules(c):
+    """The loaded modules, less those a server brings itself (Redis 8: vectorset)."""
+    return sorted(m[1] for m in c.call("MODULE", "LIST") if m[1] in (b"bloomkit", b"bf", b"bfother"))
+
+
 class SecondModuleTest(unittest.TestCase):
     def setUp(self):
         if not OTHER or not os.path.exists(OTHER):
@@ -44,8 +49,7 @@ class SecondModuleTest(unittest.TestCase):
             reply = c.call("MODULE", "LOAD", OTHER)
             self.assertIsInstance(reply, ReplyError)
             self.assertEqual(c.call("BF.ADD", "k", "a"), 1)  # bloomkit.so's, not "+bfother"
-            names = sorted(m[1] for m in c.call("MODULE", "LIST"))
-            self.assertEqual(names, [b"bloomkit"])
+            self.assertEqual(bf_modules(c), [b"bloomkit"])
 
     @time_limit(30)
     def test_the_same_file_twice_changes_nothing(self):
@@ -61,7 +65,7 @@ class SecondModuleTest(unittest.TestCase):
             c.call("CF.ADD", "c", "x")
             info = c.call("CF.INFO", "c")
             self.assertEqual(dict(zip(info[0::2], info[1::2]))[b"Number of buckets"], 512)
-            self.assertEqual(sorted(m[1] for m in c.call("MODULE", "LIST")), [b"bloomkit"])
+            self.assertEqual(bf_modules(c), [b"bloomkit"])
             self.assertIn("bloomkit: not loaded: this bloomkit.so is already loaded", s.log())
 
     @time_limit(30)
@@ -73,7 +77,7 @@ class SecondModuleTest(unittest.TestCase):
             reply = c.call("MODULE", "LOAD", copy, "IDENTITY", "redisbloom")
             self.assertIsInstance(reply, ReplyError)
             self.assertEqual(c.call("BF.ADD", "k", "a"), 1)
-            self.assertEqual(sorted(m[1] for m in c.call("MODULE", "LIST")), [b"bloomkit"])
+            self.assertEqual(bf_modules(c), [b"bloomkit"])
 
 
 if __name__ == "__main__":
