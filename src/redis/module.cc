@@ -227,6 +227,14 @@ void AddAclCategories(RedisModuleCtx* ctx) {
   if (rm.AddACLCategory == nullptr || rm.SetCommandACLCategories == nullptr) return;
   g_own_categories = rm.AddACLCategory(ctx, "bloom") == kOk && rm.AddACLCategory(ctx, "cuckoo") == kOk;
   if (!g_own_categories) rm.Log(ctx, "warning", "bloomkit: could not add the ACL categories bloom and cuckoo");
+  // RedisBloom 8 also creates @cms, @topk and @tdigest. They stay empty here (no such
+  // commands), but exist, so that ACL rules and ACL files written for RedisBloom
+  // (`+@bloom +@cms`) are still accepted: Redis refuses a rule naming an unknown
+  // category, and an ACL file with one keeps the server from starting.
+  for (const char* name : {"cms", "topk", "tdigest"}) {
+    if (rm.AddACLCategory(ctx, name) != kOk)
+      rm.Log(ctx, "warning", "bloomkit: could not add the ACL category %s", name);
+  }
 }
 
 void SetAclCategories(RedisModuleCtx* ctx, const CommandSpec& spec) {
