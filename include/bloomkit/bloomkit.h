@@ -20,3 +20,4 @@
 #include "bloomkit/scalable_bloom_filter.h"    // IWYU pragma: export
 #include "bloomkit/sizing.h"          // IWYU pragma: export
 #include "bloomkit/synchronized.h"    // IWYU pragma: export
+#include "bloomkit/windowed_bloom_filter.h"  // IWYU pragma: export

@@ -24,9 +24,11 @@ enum class FilterKind : std::uint16_t {
   kCuckoo = 5,              // CuckooFilter
   kRedisBloomScalable = 6,  // RedisBloomScalableFilter (RedisBloom's BF.* chain)
   kRedisBloomCuckoo = 7,    // RedisCuckooFilter (RedisBloom's CF.* filter)
+  kWindowed = 8,            // WindowedBloomFilter (keys seen in a time window)
 };
 
-// "classic", "blocked", "counting", "scalable", "cuckoo", "redisbloom-bf", "redisbloom-cf".
+// "classic", "blocked", "counting", "scalable", "cuckoo", "redisbloom-bf", "redisbloom-cf",
+// "windowed".
 std::string_view FilterKindName(FilterKind kind) noexcept;
 // The inverse of FilterKindName; an error names the valid kinds.
 Result<FilterKind> ParseFilterKind(std::string_view name);

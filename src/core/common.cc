@@ -36,7 +36,7 @@ std::string_view ErrorCodeName(ErrorCode code) noexcept {
 }
 
 namespace {
-constexpr std::array<std::pair<FilterKind, std::string_view>, 7> kKindNames = {{
+constexpr std::array<std::pair<FilterKind, std::string_view>, 8> kKindNames = {{
     {FilterKind::kClassic, "classic"},
     {FilterKind::kBlocked, "blocked"},
     {FilterKind::kCounting, "counting"},
@@ -44,6 +44,7 @@ constexpr std::array<std::pair<FilterKind, std::string_view>, 7> kKindNames = {{
     {FilterKind::kCuckoo, "cuckoo"},
     {FilterKind::kRedisBloomScalable, "redisbloom-bf"},
     {FilterKind::kRedisBloomCuckoo, "redisbloom-cf"},
+    {FilterKind::kWindowed, "windowed"},
 }};
 }  // namespace
 
@@ -58,8 +59,9 @@ Result<FilterKind> ParseFilterKind(std::string_view name) {
   for (const auto& [k, n] : kKindNames) {
     if (n == name) return k;
   }
-  return internal::MakeError(ErrorCode::kInvalidArgument, "unknown filter kind '", name,
-                             "' (valid: classic, blocked, counting, scalable, cuckoo, redisbloom-bf, redisbloom-cf)");
+  return internal::MakeError(
+      ErrorCode::kInvalidArgument, "unknown filter kind '", name,
+      "' (valid: classic, blocked, counting, scalable, cuckoo, redisbloom-bf, redisbloom-cf, windowed)");
 }
 
 HashPair HashKey(std::string_view key) noexcept {

@@ -59,7 +59,7 @@ constexpr std::size_t kOffReserved = 120;
 constexpr std::uint32_t kKnownFlags = kFlagZstdPayload;
 
 bool KnownKind(std::uint16_t kind) {
-  return kind >= 1 && kind <= 7;
+  return kind >= 1 && kind <= 8;
 }
 
 bool IsRedisBloomKind(FilterKind kind) {
@@ -112,7 +112,7 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
     return MakeError(ErrorCode::kParameterMismatch, "header length ", header_bytes, " is not ", kHeaderBytes);
   }
   const auto kind = LoadLE<std::uint16_t>(p + kOffKind);
-  if (!KnownKind(kind)) return MakeError(ErrorCode::kUnknownKind, "unknown filter kind ", kind, " (valid: 1..7)");
+  if (!KnownKind(kind)) return MakeError(ErrorCode::kUnknownKind, "unknown filter kind ", kind, " (valid: 1..8)");
   h.kind = static_cast<FilterKind>(kind);
   h.hash_id = LoadLE<std::uint16_t>(p + kOffHashId);
   h.hash_seed = LoadLE<std::uint64_t>(p + kOffSeed);
@@ -121,7 +121,7 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
   const bool known_hash =
       h.hash_id == kHashIdXxh3DoubleHashing ||
       ((h.hash_id == kHashIdXxh3x64 || h.hash_id == kHashIdShort64) && h.kind == FilterKind::kBlocked) ||
-      (h.hash_id == kHashIdShort64 && h.kind == FilterKind::kClassic);
+      (h.hash_id == kHashIdShort64 && (h.kind == FilterKind::kClassic || h.kind == FilterKind::kWindowed));
   if (IsRedisBloomKind(h.kind)) {
     if (h.hash_id != kHashIdRedisBloomMurmur || h.hash_seed != 0) {
       return MakeError(ErrorCode::kUnknownHash, "unknown hash for a ", FilterKindName(h.kind), " filter: id ",
@@ -130,7 +130,7 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
   } else if (!known_hash || h.hash_seed != kHashSeed) {
     return MakeError(ErrorCode::kUnknownHash, "unknown hash: id ", h.hash_id, " seed 0x", std::hex, h.hash_seed,
                      " for a ", FilterKindName(h.kind),
-                     " filter (this build implements id 1, ids 3 and 4 for blocked and id 4 for classic",
+                     " filter (this build implements id 1, ids 3 and 4 for blocked and id 4 for classic and windowed",
                      " filters, seed 0x", kHashSeed, ")");
   }
   h.flags = LoadLE<std::uint32_t>(p + kOffFlags);
@@ -164,13 +164,15 @@ namespace {
 // The fields every writer sets the same way: version, hash id and seed, no flags.
 void StampHeader(FileHeader& header) noexcept {
   header.format_version = kFormatVersion;
-  // A blocked filter of 256-bit blocks sets hash id 4 or 3, a classic filter 4 or 1;
+  // A blocked filter of 256-bit blocks sets hash id 4 or 3, a classic filter 4 or 1, a
+  // windowed filter 4;
   // every other filter gets its kind's id.
   if (IsRedisBloomKind(header.kind)) {
     header.hash_id = kHashIdRedisBloomMurmur;
   } else if (!((header.hash_id == kHashIdXxh3x64 && header.kind == FilterKind::kBlocked) ||
                (header.hash_id == kHashIdShort64 &&
-                (header.kind == FilterKind::kBlocked || header.kind == FilterKind::kClassic)))) {
+                (header.kind == FilterKind::kBlocked || header.kind == FilterKind::kClassic ||
+                 header.kind == FilterKind::kWindowed)))) {
     header.hash_id = kHashIdXxh3DoubleHashing;
   }
   header.hash_seed = IsRedisBloomKind(header.kind) ? 0 : kHashSeed;

@@ -210,6 +210,9 @@ Result<FilterParameters> CalculateParameters(std::uint64_t capacity, double fp_r
     case FilterKind::kRedisBloomCuckoo:
       return MakeError(ErrorCode::kUnsupported, FilterKindName(kind),
                        " filters size themselves as RedisBloom does (redisbloom.h)");
+    case FilterKind::kWindowed:
+      return MakeError(ErrorCode::kUnsupported,
+                       "windowed filters size their stages themselves (windowed_bloom_filter.h)");
   }
   out.bits_per_key = static_cast<double>(out.num_bits) / n;
   return out;
@@ -288,6 +291,9 @@ Result<FilterParameters> CalculateFpRateForBits(std::uint64_t capacity, std::uin
     case FilterKind::kRedisBloomCuckoo:
       return MakeError(ErrorCode::kUnsupported, FilterKindName(kind),
                        " filters size themselves as RedisBloom does (redisbloom.h)");
+    case FilterKind::kWindowed:
+      return MakeError(ErrorCode::kUnsupported,
+                       "windowed filters size their stages themselves (windowed_bloom_filter.h)");
   }
   out.fp_rate = out.expected_fp_rate;
   out.bits_per_key = static_cast<double>(out.num_bits) / n;

@@ -539,7 +539,7 @@ TYPED_TEST_P(FilterContractTest, CraftedHeadersPassingTheChecksumGetTheirOwnErro
       this->ExpectError(crafted([&](Bytes& b) { StoreLE(b, layout::kVersion, version, 4); }),
                         ErrorCode::kUnsupportedVersion, "format version " + std::to_string(version));
     }
-    for (const std::uint64_t kind : {0ULL, 8ULL, 0xffffULL}) {
+    for (const std::uint64_t kind : {0ULL, 9ULL, 0xffffULL}) {
       this->ExpectError(crafted([&](Bytes& b) { StoreLE(b, layout::kKind, kind, 2); }), ErrorCode::kUnknownKind,
                         "kind " + std::to_string(kind));
     }
