@@ -167,9 +167,10 @@ class WindowedBloomFilter {
   };
   WindowedBloomFilter() = default;
   [[nodiscard]] std::uint64_t epoch_now() const noexcept { return now_ / span_; }
-  // Whether slot `g` is looked at in epoch `e`.
+  // Whether slot `g` is looked at in epoch `e` (written without epoch + G, which wraps
+  // for times near 2^64 with S = 1).
   [[nodiscard]] bool Live(const Generation& g, std::uint64_t e) const noexcept {
-    return !g.stages.empty() && g.epoch <= e && g.epoch + generations_ >= e;
+    return !g.stages.empty() && g.epoch <= e && e - g.epoch <= generations_;
   }
   // Records `hash` in the current generation; true if no stage of it reported the key.
   Result<bool> Record(std::uint64_t hash);

@@ -119,7 +119,7 @@ void WindowedBloomFilter::Advance(std::uint64_t time) noexcept {
   if (e == old_epoch) return;
   // At most G + 1 slots to look at, whatever the gap: a jump past W + S frees them all.
   for (Generation& g : ring_) {
-    if (!g.stages.empty() && g.epoch + generations_ < e) {
+    if (!g.stages.empty() && e - g.epoch > generations_) {
       g.stages.clear();
       g.stages.shrink_to_fit();
       g.epoch = 0;
@@ -467,7 +467,7 @@ Result<WindowedBloomFilter> WindowedBloomFilter::Deserialize(const FileHeader& h
     if (num == 0 && epoch != 0) {
       return MakeError(ErrorCode::kParameterMismatch, "empty slot ", slot, " has epoch ", epoch);
     }
-    if (num != 0 && (epoch % slots != slot || epoch > e || epoch + filter.generations_ < e)) {
+    if (num != 0 && (epoch % slots != slot || epoch > e || e - epoch > filter.generations_)) {
       return MakeError(ErrorCode::kParameterMismatch, "slot ", slot, " holds epoch ", epoch,
                        ", not a live epoch of that slot at time ", filter.now_, " (epochs ",
                        e > filter.generations_ ? e - filter.generations_ : 0, "..", e, ")");

@@ -57,6 +57,13 @@ std::vector<Sample<bloomkit::CuckooFilter>> Samples(bloomkit::CuckooFilter* /*ta
   return {{"cuckoo", std::move(f).value()}};
 }
 
+std::vector<Sample<bloomkit::WindowedBloomFilter>> Samples(bloomkit::WindowedBloomFilter* /*tag*/) {
+  auto f = bloomkit::WindowedBloomFilter::Create({.capacity = 16, .fp_rate = 0.05, .window = 4, .generations = 4});
+  for (int i = 0; i < 20; ++i) EXPECT_TRUE(f->AddAt(Key(i), static_cast<std::uint64_t>(i / 5)).ok());
+  EXPECT_GE(f->num_stages(), 3U) << "the sample should hold several generations";
+  return {{"windowed", std::move(f).value()}};
+}
+
 template <typename Filter>
 class CorruptionTest : public ::testing::Test {
  protected:
@@ -74,7 +81,7 @@ class CorruptionTest : public ::testing::Test {
 };
 
 using Kinds = ::testing::Types<bloomkit::BloomFilter, bloomkit::BlockedBloomFilter, bloomkit::CountingBloomFilter,
-                               bloomkit::ScalableBloomFilter, bloomkit::CuckooFilter>;
+                               bloomkit::ScalableBloomFilter, bloomkit::CuckooFilter, bloomkit::WindowedBloomFilter>;
 TYPED_TEST_SUITE(CorruptionTest, Kinds);
 
 TYPED_TEST(CorruptionTest, EverySingleBitFlipIsDetected) {

@@ -115,6 +115,7 @@ void LoadOne(std::span<const std::byte> bytes) {
   LoadAs<bloomkit::CuckooFilter>(path, bytes);
   LoadAs<bloomkit::RedisBloomScalableFilter>(path, bytes);
   LoadAs<bloomkit::RedisCuckooFilter>(path, bytes);
+  LoadAs<bloomkit::WindowedBloomFilter>(path, bytes);
   std::filesystem::remove(path);
 }
 

@@ -94,6 +94,7 @@ void UpdateOne(const std::uint8_t* data, std::size_t size) {
     case bloomkit::FilterKind::kCuckoo: UpdateAs<bloomkit::CuckooFilter>(path, options); break;
     case bloomkit::FilterKind::kRedisBloomScalable: UpdateAs<bloomkit::RedisBloomScalableFilter>(path, options); break;
     case bloomkit::FilterKind::kRedisBloomCuckoo: UpdateAs<bloomkit::RedisCuckooFilter>(path, options); break;
+    case bloomkit::FilterKind::kWindowed: UpdateAs<bloomkit::WindowedBloomFilter>(path, options); break;
   }
   std::filesystem::remove(path);
 }

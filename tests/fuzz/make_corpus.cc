@@ -186,6 +186,21 @@ std::vector<std::pair<std::string, bloomkit::ScalableBloomFilter>> ScalableSampl
   return out;
 }
 
+// Windowed filters: empty, one generation, and several generations with two stages in
+// one of them.
+std::vector<std::pair<std::string, bloomkit::WindowedBloomFilter>> WindowedSamples() {
+  std::vector<std::pair<std::string, bloomkit::WindowedBloomFilter>> out;
+  for (const int keys : {0, 3, 40}) {
+    auto f = bloomkit::WindowedBloomFilter::Create({.capacity = 16, .fp_rate = 0.01, .window = 8, .generations = 4});
+    if (!f.ok()) continue;
+    for (int i = 0; i < keys; ++i) {
+      static_cast<void>(f->AddAt("key:" + std::to_string(i), static_cast<std::uint64_t>(i / 5)));
+    }
+    out.emplace_back("n16_w8_g4_keys" + std::to_string(keys), std::move(f).value());
+  }
+  return out;
+}
+
 std::vector<std::pair<std::string, bloomkit::CuckooFilter>> CuckooSamples() {
   std::vector<std::pair<std::string, bloomkit::CuckooFilter>> out;
   for (const std::uint32_t bucket : {2U, 4U}) {
@@ -452,6 +467,7 @@ int main(int argc, char** argv) {
   failures += WriteSamples(root / "counting", counting);
   failures += WriteSamples(root / "scalable", scalable);
   failures += WriteSamples(root / "cuckoo", cuckoo);
+  failures += WriteSamples(root / "windowed", WindowedSamples());
   failures += WriteCountLimitSeed(root / "counting", counting.back().second);
   failures += WriteCountLimitSeed(root / "scalable", scalable.front().second);  // one stage
   failures += WriteCountLimitSeed(root / "cuckoo", cuckoo.back().second);
@@ -463,7 +479,7 @@ int main(int argc, char** argv) {
   failures += WriteCliNumbers(root / "cli_numbers");
   failures += WriteCliKeys(root / "cli_keys");
   // fuzz_update_file: a file of every kind, RedisBloom's two included.
-  failures += CopySeeds(root, "update_file", {"classic", "blocked", "counting", "scalable", "cuckoo"});
+  failures += CopySeeds(root, "update_file", {"classic", "blocked", "counting", "scalable", "cuckoo", "windowed"});
   failures += WriteRedisBloomSeeds(root / "redisbloom", root / "update_file");
   // fuzz_load_file: the same files (every kind, raw and compressed).
   failures += CopySeeds(root, "load_file", {"update_file"});

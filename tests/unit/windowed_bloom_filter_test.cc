@@ -41,6 +41,26 @@ std::uint64_t Positives(const WindowedBloomFilter& f, std::uint64_t first, std::
   return hits;
 }
 
+// The kind value is written into files: frozen.
+TEST(WindowedBloomFilterTest, KindIsEightAndNamedWindowed) {
+  EXPECT_EQ(static_cast<int>(bloomkit::FilterKind::kWindowed), 8);
+  EXPECT_EQ(bloomkit::FilterKindName(bloomkit::FilterKind::kWindowed), "windowed");
+  auto parsed = bloomkit::ParseFilterKind("windowed");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed.value(), bloomkit::FilterKind::kWindowed);
+}
+
+// Times near 2^64 with one time unit per generation: epoch + G would wrap.
+TEST(WindowedBloomFilterTest, TimesNearTheTopOfTheRangeKeepTheWindow) {
+  auto f = Make({.capacity = 100, .fp_rate = 0.01, .window = 4, .generations = 4});
+  const std::uint64_t t = ~std::uint64_t{0} - 3;
+  ASSERT_TRUE(f.AddAt("k", t).ok());
+  for (std::uint64_t q = t; q != 0; ++q) {
+    f.Advance(q);
+    EXPECT_TRUE(f.MayContain("k")) << q;
+  }
+}
+
 TEST(WindowedBloomFilterTest, BadOptionsNameTheValueAndTheRange) {
   const WindowedOptions good{.capacity = 1000, .fp_rate = 0.01, .window = 24, .generations = 24};
   ASSERT_TRUE(WindowedBloomFilter::Create(good).ok());
