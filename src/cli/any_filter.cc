@@ -5,18 +5,27 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <string>
 #include <type_traits>
 #include <utility>
 
 #include "bloomkit/filter.h"
+#include "cli.h"
 
 namespace bloomkit::cli {
 namespace {
 
-constexpr std::array<FilterKind, 7> kAllKinds = {FilterKind::kClassic,         FilterKind::kBlocked,
-                                                 FilterKind::kCounting,        FilterKind::kScalable,
-                                                 FilterKind::kCuckoo,          FilterKind::kRedisBloomScalable,
-                                                 FilterKind::kRedisBloomCuckoo};
+constexpr std::array<FilterKind, 8> kAllKinds = {FilterKind::kClassic,          FilterKind::kBlocked,
+                                                 FilterKind::kCounting,         FilterKind::kScalable,
+                                                 FilterKind::kCuckoo,           FilterKind::kRedisBloomScalable,
+                                                 FilterKind::kRedisBloomCuckoo, FilterKind::kWindowed};
+
+template <typename F>
+constexpr bool kWindowed = std::is_same_v<F, WindowedBloomFilter>;
 
 template <std::size_t I = 0>
 constexpr bool InVariant(FilterKind kind) {
@@ -84,6 +93,15 @@ Result<RedisCuckooFilter> CreateAs(std::type_identity<RedisCuckooFilter> /*tag*/
                                     .max_memory_bytes = s.max_memory_bytes});
 }
 
+Result<WindowedBloomFilter> CreateAs(std::type_identity<WindowedBloomFilter> /*tag*/, const CreateSpec& s) {
+  return WindowedBloomFilter::Create({.capacity = s.capacity,
+                                      .fp_rate = s.fp_rate,
+                                      .window = s.window_ms,
+                                      .generations = s.generations,
+                                      .start_time = NowMs(),
+                                      .max_memory_bytes = s.max_memory_bytes});
+}
+
 template <std::size_t I = 0>
 Result<FilterVariant> CreateVariant(const CreateSpec& spec) {
   if constexpr (I == std::variant_size_v<FilterVariant>) {
@@ -115,6 +133,7 @@ Result<FilterVariant> LoadVariant(FilterReader& reader, const LoadOptions& optio
 
 template <typename F>
 Result<bool> AddTo(F& filter, std::string_view key) {
+  if constexpr (kWindowed<F>) filter.Advance(NowMs());
   if constexpr (Removable<F>) {
     // Multiset semantics: always store a copy, so removing what was added is safe even
     // when the key was a false positive of the test.
@@ -160,6 +179,18 @@ void AddDetails(FilterSummary& s, const RedisBloomScalableFilter& f) {
                         .memory_bytes = link.bytes});
   }
 }
+void AddDetails(FilterSummary& s, const WindowedBloomFilter& f) {
+  s.window_ms = f.window();
+  s.generations = f.generations();
+  s.now_ms = f.now();
+  s.live_generations = f.Generations().size();
+  s.num_stages = f.num_stages();
+  s.max_stages = f.max_stages();
+  s.over_capacity = f.over_capacity();
+  s.num_hashes = 0;
+  auto probe = BlockedBloomFilter::Create({.capacity = f.stage_capacity(), .fp_rate = f.stage_fp_rate()});
+  if (probe.ok()) s.num_hashes = probe->num_hashes();
+}
 void AddDetails(FilterSummary& s, const RedisCuckooFilter& f) {
   s.bucket_size = f.bucket_size();
   s.fingerprint_bits = 8;
@@ -189,6 +220,24 @@ FilterSummary Summarize(const F& f) {
 }
 
 }  // namespace
+
+std::uint64_t NowMs() {
+  static const std::optional<std::uint64_t> fixed = []() -> std::optional<std::uint64_t> {
+    const char* text = std::getenv("BLOOMKIT_NOW_MS");
+    if (text == nullptr) return std::nullopt;
+    const std::string_view view(text);
+    std::uint64_t value = 0;
+    auto [end, ec] = std::from_chars(view.data(), view.data() + view.size(), value);
+    if (view.empty() || ec != std::errc() || end != view.data() + view.size()) {
+      Fail(kExitUsage, fmt::format("BLOOMKIT_NOW_MS must be a whole number of milliseconds, got '{}'", view));
+    }
+    return value;
+  }();
+  if (fixed) return *fixed;
+  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count();
+  return ms < 0 ? 0 : static_cast<std::uint64_t>(ms);
+}
 
 bool KindAvailable(FilterKind kind) noexcept {
   return InVariant(kind);
@@ -257,7 +306,9 @@ Result<std::uint64_t> AnyFilter::AddBatch(std::span<const std::string_view> keys
         // its growth over the core's batch is exactly what Add would have reported, up
         // to kMaxFileCount, where it stops: near that, key by key. On an error the keys
         // before the failing one are in.
-        if (!Removable<F> && f.count() <= kMaxFileCount - keys.size()) {
+        // A windowed filter counts a key again in each generation it is added in: key by
+        // key, so that "new" means absent from every live generation.
+        if (!Removable<F> && !kWindowed<F> && f.count() <= kMaxFileCount - keys.size()) {
           const std::uint64_t before = f.count();
           if (Status st = f.AddBatch(keys); !st.ok()) return st.error();
           return f.count() - before;
@@ -282,6 +333,7 @@ Result<bool> AnyFilter::AddIfAbsent(std::string_view key) {
           if (f.MayContain(key)) return false;
           return AddTo(f, key);
         } else {
+          if constexpr (kWindowed<F>) f.Advance(NowMs());
           return f.AddIfAbsent(key);
         }
       },
@@ -289,7 +341,21 @@ Result<bool> AnyFilter::AddIfAbsent(std::string_view key) {
 }
 
 std::size_t AnyFilter::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const {
-  return std::visit([&](const auto& f) -> std::size_t { return f.MayContainBatch(keys, out); }, filter_);
+  return std::visit(
+      [&](const auto& f) -> std::size_t {
+        if constexpr (kWindowed<std::decay_t<decltype(f)>>) {
+          const std::uint64_t now = NowMs();
+          std::size_t found = 0;
+          for (std::size_t i = 0; i < keys.size(); ++i) {
+            out[i] = f.MayContainAt(keys[i], now);
+            found += out[i] ? 1U : 0U;
+          }
+          return found;
+        } else {
+          return f.MayContainBatch(keys, out);
+        }
+      },
+      filter_);
 }
 
 Result<bool> AnyFilter::Remove(std::string_view key) {
@@ -333,6 +399,10 @@ Status AnyFilter::MergeFrom(FilterReader& reader) {
         }
       },
       filter_);
+}
+
+void AnyFilter::AdvanceClock() {
+  if (auto* windowed = std::get_if<WindowedBloomFilter>(&filter_)) windowed->Advance(NowMs());
 }
 
 FilterSummary AnyFilter::Summary() const {

@@ -27,11 +27,18 @@
 #include "bloomkit/redisbloom.h"
 #include "bloomkit/result.h"
 #include "bloomkit/scalable_bloom_filter.h"
+#include "bloomkit/windowed_bloom_filter.h"
 
 namespace bloomkit::cli {
 
 using FilterVariant = std::variant<BloomFilter, BlockedBloomFilter, CountingBloomFilter, ScalableBloomFilter,
-                                   CuckooFilter, RedisBloomScalableFilter, RedisCuckooFilter>;
+                                   CuckooFilter, RedisBloomScalableFilter, RedisCuckooFilter, WindowedBloomFilter>;
+
+// The time windowed filters live in: milliseconds since the Unix epoch, from the system
+// clock, or from the environment variable BLOOMKIT_NOW_MS when it is set (a whole
+// number of milliseconds: tests and replays set the clock with it). A malformed value
+// fails the command (exit 2) naming it.
+std::uint64_t NowMs();
 
 // True if this build can create and read filters of `kind`.
 bool KindAvailable(FilterKind kind) noexcept;
@@ -50,6 +57,8 @@ struct CreateSpec {
   std::uint32_t bucket_size = 4;                            // cuckoo
   std::uint32_t expansion = 1;                              // cuckoo: 0 = never grow
   BlockedLayout blocked_layout = BlockedLayout::kLines512;  // blocked
+  std::uint64_t window_ms = 24 * 3'600'000;                 // windowed: W in milliseconds
+  std::uint32_t generations = 24;                           // windowed: G
 };
 
 // Everything `bloomkit info` shows, for any kind.
@@ -73,6 +82,14 @@ struct FilterSummary {
   std::uint64_t num_buckets = 0;
   std::uint64_t num_filters = 0;
   std::uint64_t num_deletes = 0;
+  // Windowed only (0 otherwise).
+  std::uint64_t window_ms = 0;
+  std::uint32_t generations = 0;
+  std::uint64_t now_ms = 0;
+  std::uint64_t live_generations = 0;
+  std::uint64_t num_stages = 0;
+  std::uint32_t max_stages = 0;
+  bool over_capacity = false;
 };
 
 class AnyFilter {
@@ -112,6 +129,10 @@ class AnyFilter {
   Status MergeFrom(FilterReader& reader);
 
   [[nodiscard]] FilterSummary Summary() const;
+  // A windowed filter moves to NowMs() (its expired generations are freed); other kinds
+  // have no clock. Loading a file does this, and every add and query of a windowed
+  // filter acts at NowMs() of its own moment.
+  void AdvanceClock();
 
   // The concrete filter, for commands that need one kind (export).
   [[nodiscard]] const FilterVariant& variant() const noexcept { return filter_; }

@@ -33,7 +33,12 @@ int RunCreate(const CreateOptions& o, const GlobalOptions& global) {
       fmt::format("{}: created a {} filter for {} keys at {}: {} bits ({}), {} hashes\n", o.file,
                   FilterKindName(s.kind), GroupThousands(s.capacity), Percent(s.fp_rate), GroupThousands(s.num_bits),
                   HumanBytes(s.memory_bytes), s.num_hashes);
-  SaveFilter(o.file, filter, {.compress = o.sizing.compress}, [&summary](std::uint64_t) { PrintNow(summary); });
+  const std::string window =
+      s.kind == FilterKind::kWindowed
+          ? fmt::format("{}: keys are remembered for {} ({} generations of {})\n", o.file,
+                        FormatDurationMs(s.window_ms), s.generations, FormatDurationMs(s.window_ms / s.generations))
+          : std::string();
+  SaveFilter(o.file, filter, {.compress = o.sizing.compress}, [&](std::uint64_t) { PrintNow(summary + window); });
   return kExitOk;
 }
 
@@ -49,7 +54,8 @@ Command AddCreateCommand(CLI::App& parent, const GlobalOptions& global) {
 Examples:
   bloomkit create seen.bf --capacity 10M --fp-rate 0.1%
   bloomkit create seen.bf --capacity 1e6 --kind blocked --force
-  bloomkit create grow.bf --capacity 1000 --kind scalable)");
+  bloomkit create grow.bf --capacity 1000 --kind scalable
+  bloomkit create seen.bf --capacity 10M --kind windowed --window 24h --generations 24)");
   return {app, [o, &global] { return RunCreate(*o, global); }};
 }
 

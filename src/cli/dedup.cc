@@ -102,7 +102,9 @@ rate). Output is flushed before every save, so FILE never records an unprinted k
 
 Examples:
   bloomkit create seen.bf --capacity 100M --fp-rate 1e-4
-  crawl-frontier | bloomkit dedup seen.bf --sync-every 1M | fetch-pages)");
+  crawl-frontier | bloomkit dedup seen.bf --sync-every 1M | fetch-pages
+  crawl | bloomkit dedup seen.bf --create --kind windowed --capacity 10M --window 24h
+      (a key is printed again once 24 hours passed since it was last seen))");
   return {app, [o, &global] { return RunDedup(*o, global); }};
 }
 

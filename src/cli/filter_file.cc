@@ -49,6 +49,7 @@ LoadedFilter LoadFilter(const std::string& path, const GlobalOptions& global) {
     const ErrorCode code = filter.error().code();
     Check(Status(std::move(filter).error()), path, code == ErrorCode::kUnsupported ? kExitUsage : kExitData);
   }
+  filter->AdvanceClock();
   return LoadedFilter{std::move(filter).value(), reader.header(), reader.file_bytes()};
 }
 

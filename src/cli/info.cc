@@ -36,6 +36,12 @@ std::string InfoJson(const std::string& file, const ReadFilter& f, const FilterS
     out += fmt::format(",\"bucket_size\":{},\"fingerprint_bits\":{},\"buckets\":{},\"filters\":{},\"deletes\":{}",
                        s.bucket_size, s.fingerprint_bits, s.num_buckets, s.num_filters, s.num_deletes);
   }
+  if (s.kind == FilterKind::kWindowed) {
+    out += fmt::format(
+        ",\"window_ms\":{},\"generations\":{},\"now_ms\":{},\"live_generations\":{},\"stages\":{},"
+        "\"max_stages\":{},\"over_capacity\":{}",
+        s.window_ms, s.generations, s.now_ms, s.live_generations, s.num_stages, s.max_stages, s.over_capacity);
+  }
   if (s.kind == FilterKind::kScalable) {
     out += ",\"stages\":[";
     for (std::size_t i = 0; i < s.stages.size(); ++i) {
@@ -78,6 +84,14 @@ std::string InfoText(const std::string& file, const ReadFilter& f, const FilterS
   if (f.mapped) out += "access               memory-mapped (checksum not read; bloomkit verify checks it)\n";
   if (s.kind == FilterKind::kCuckoo || s.kind == FilterKind::kRedisBloomCuckoo)
     out += fmt::format("deletes              {}\n", GroupThousands(s.num_deletes));
+  if (s.kind == FilterKind::kWindowed) {
+    out += fmt::format("window               {} in {} generations of {}\n", FormatDurationMs(s.window_ms),
+                       s.generations, FormatDurationMs(s.window_ms / s.generations));
+    out += fmt::format("clock                {} ms since the Unix epoch\n", s.now_ms);
+    out += fmt::format("live generations     {}, {} stages (at most {})\n", s.live_generations, s.num_stages,
+                       s.max_stages);
+    if (s.over_capacity) out += "over capacity        yes: a window received more keys than the capacity\n";
+  }
   if (!s.stages.empty()) {
     out += fmt::format("stages               {}\n", s.stages.size());
     out += fmt::format("  {:>5}  {:>14}  {:>14}  {:>15}  {:>6}  {:>10}\n", "stage", "capacity", "count", "bits",

@@ -168,4 +168,41 @@ std::string JsonString(std::string_view text) {
   return out;
 }
 
+Result<std::uint64_t> ParseDurationMs(std::string_view text, std::string_view what) {
+  struct Unit {
+    std::string_view name;
+    std::uint64_t ms;
+  };
+  // "ms" before "m" and "s".
+  static constexpr Unit kUnits[] = {{"ms", 1}, {"s", 1000}, {"m", 60'000}, {"h", 3'600'000}, {"d", 86'400'000}};
+  std::string_view number = text;
+  std::uint64_t unit = 1000;
+  for (const Unit& u : kUnits) {
+    if (number.size() > u.name.size() && number.ends_with(u.name)) {
+      unit = u.ms;
+      number.remove_suffix(u.name.size());
+      break;
+    }
+  }
+  std::uint64_t value = 0;
+  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (ec != std::errc() || end != number.data() + number.size() || number.empty()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("{}: expected a duration such as 24h, 90m, 30s or 1500ms, got '{}'", what, text));
+  }
+  if (value == 0 || value > std::numeric_limits<std::uint64_t>::max() / unit) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("{}: must be in [1ms, {}ms], got {}", what,
+                                                          std::numeric_limits<std::uint64_t>::max(), text));
+  }
+  return value * unit;
+}
+
+std::string FormatDurationMs(std::uint64_t ms) {
+  for (const auto& [unit, name] :
+       {std::pair<std::uint64_t, const char*>{86'400'000, "d"}, {3'600'000, "h"}, {60'000, "m"}, {1000, "s"}}) {
+    if (ms % unit == 0) return fmt::format("{}{}", ms / unit, name);
+  }
+  return fmt::format("{}ms", ms);
+}
+
 }  // namespace bloomkit::cli

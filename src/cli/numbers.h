@@ -23,6 +23,12 @@ Result<std::uint64_t> ParseByteSize(std::string_view text, std::string_view what
 // A finite number, "%" meaning /100. Range checks are the caller's (ValidateFpRate).
 Result<double> ParseRate(std::string_view text, std::string_view what);
 
+// A duration in milliseconds: a whole number with a unit, ms, s, m, h or d (24h,
+// 90m, 1500ms, 7d); a bare number is seconds.
+Result<std::uint64_t> ParseDurationMs(std::string_view text, std::string_view what);
+// 86400000 -> "24h", 5400000 -> "90m", 1500 -> "1500ms": the largest whole unit.
+std::string FormatDurationMs(std::uint64_t ms);
+
 // 95850584 -> "95,850,584".
 std::string GroupThousands(std::uint64_t value);
 // 11981328 -> "11.4 MiB"; below 1 KiB: "512 B".

@@ -28,11 +28,16 @@ void AddSizingOptions(CLI::App& app, SizingOptions& o, bool capacity_required) {
       app.add_option("--capacity", o.capacity, "distinct keys the filter is designed for (1e6, 1M)");
   if (capacity_required) capacity->required();
   app.add_option("--fp-rate", o.fp_rate, "false-positive rate at capacity (default 0.01 = 1%)");
-  app.add_option("--kind", o.kind, "classic (default), blocked, counting, scalable or cuckoo");
+  app.add_option("--kind", o.kind, "classic (default), blocked, counting, scalable, cuckoo or windowed");
   app.add_flag("--compress", o.compress, "store the payload zstd-compressed");
   app.add_option("--growth", o.growth, "scalable: each new stage holds this many times the last (default 2)");
   app.add_option("--bucket-size", o.bucket_size, "cuckoo: slots per bucket, 2, 4 or 8 (default 4)");
   app.add_option("--expansion", o.expansion, "cuckoo: growth factor when full, 0 = never grow (default 1)");
+  app.add_option("--window", o.window,
+                 "windowed: how long a key is remembered, e.g. 24h, 90m, 30s, 1500ms (default 24h)");
+  app.add_option("--generations", o.generations,
+                 "windowed: generations the window is cut into; a key is forgotten at most window / generations after "
+                 "the window ends (default 24)");
   app.add_option("--block-bits", o.block_bits,
                  "blocked: 512 (default) or 256, about half the time per key for ~4% more bits at 1%");
 }
@@ -47,6 +52,13 @@ CreateSpec ParseSizing(const SizingOptions& o, const GlobalOptions& global) {
   spec.growth = ParseSmall(o.growth, "--growth", 1, 1024);
   spec.bucket_size = ParseSmall(o.bucket_size, "--bucket-size", 1, 1024);
   spec.expansion = ParseSmall(o.expansion, "--expansion", 0, 1024);
+  spec.window_ms = Take(ParseDurationMs(o.window, "--window"), "");
+  spec.generations = ParseSmall(o.generations, "--generations", 1, kMaxWindowedGenerations);
+  if (spec.kind == FilterKind::kWindowed && spec.window_ms % spec.generations != 0) {
+    Fail(kExitUsage, fmt::format("--window {} ({} ms) is not a whole number of milliseconds per generation "
+                                 "(--generations {})",
+                                 o.window, spec.window_ms, spec.generations));
+  }
   if (o.block_bits == "256") {
     spec.blocked_layout = BlockedLayout::kLanes256;
   } else if (o.block_bits != "512") {

@@ -24,6 +24,8 @@ struct SizingOptions {
   std::string bucket_size = "4";
   std::string expansion = "1";
   std::string block_bits = "512";
+  std::string window = "24h";
+  std::string generations = "24";
   bool compress = false;
 };
 
