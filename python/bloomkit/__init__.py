@@ -35,13 +35,13 @@ from bloomkit._bloomkit import (
     RedisBloomFilter,
     RedisCuckooFilter,
     ScalableBloomFilter,
-    from_bytes,
     from_redis_dump,
     inspect,
-    load,
     open_mapped,
     verify,
 )
+from bloomkit import _bloomkit
+from bloomkit._windowed import WindowedBloomFilter, adopt as _adopt
 from bloomkit._errors import (
     BadMagicError,
     ChecksumMismatchError,
@@ -76,6 +76,7 @@ Filter = Union[
     ConcurrentBlockedBloomFilter,
     RedisBloomFilter,
     RedisCuckooFilter,
+    WindowedBloomFilter,
 ]
 
 #: The filter class of each kind name (as in files, `bloomkit create --kind` and info()).
@@ -87,7 +88,19 @@ KINDS = {
     "cuckoo": CuckooFilter,
     "redisbloom-bf": RedisBloomFilter,
     "redisbloom-cf": RedisCuckooFilter,
+    "windowed": WindowedBloomFilter,
 }
+
+
+def load(path: Union[str, bytes, os.PathLike], *, max_memory: int = DEFAULT_MAX_MEMORY, concurrent: bool = False) -> Filter:
+    """Loads a filter file of any kind (its header names it); see _bloomkit.load."""
+    return _adopt(_bloomkit.load(path, max_memory=max_memory, concurrent=concurrent))
+
+
+def from_bytes(data, *, max_memory: int = DEFAULT_MAX_MEMORY, concurrent: bool = False) -> Filter:
+    """A filter of any kind from bytes in bloomkit's file format; see _bloomkit.from_bytes."""
+    return _adopt(_bloomkit.from_bytes(data, max_memory=max_memory, concurrent=concurrent))
+
 
 
 @contextlib.contextmanager
@@ -158,6 +171,7 @@ __all__ = [
     "UnknownKindError",
     "UnsupportedError",
     "UnsupportedVersionError",
+    "WindowedBloomFilter",
     "WrongKindError",
     "from_bytes",
     "from_redis_dump",

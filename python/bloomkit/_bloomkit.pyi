@@ -150,6 +150,37 @@ class ScalableBloomFilter(_Mergeable):
         max_memory: int = ...,
     ) -> None: ...
 
+class WindowedBloomFilter(_Filter):
+    """The time-windowed filter at its own time in milliseconds (bloomkit.WindowedBloomFilter
+    derives from it and reads a clock before every call)."""
+
+    def __init__(
+        self,
+        capacity: int,
+        fp_rate: float = 0.01,
+        *,
+        window_ms: int,
+        generations: int = 24,
+        start_ms: int = 0,
+        max_stages: int = 0,
+        max_memory: int = ...,
+    ) -> None: ...
+    def advance(self, ms: int) -> None: ...
+    def add_at(self, key: Key, ms: int) -> bool: ...
+    def contains_at(self, key: Key, ms: int) -> bool: ...
+    @property
+    def now_ms(self) -> int: ...
+    @property
+    def window_ms(self) -> int: ...
+    @property
+    def generations(self) -> int: ...
+    @property
+    def max_stages(self) -> int: ...
+    @property
+    def num_stages(self) -> int: ...
+    @property
+    def over_capacity(self) -> bool: ...
+
 class CuckooFilter(_Removable):
     def __init__(
         self,
@@ -212,6 +243,7 @@ AnyFilter = Union[
     ConcurrentBlockedBloomFilter,
     RedisBloomFilter,
     RedisCuckooFilter,
+    WindowedBloomFilter,
 ]
 
 class FileLock:

@@ -24,6 +24,7 @@ FACTORIES = {
     # RedisBloom's kinds, as BF.RESERVE/CF.RESERVE make them.
     "redisbloom-bf": lambda: bloomkit.RedisBloomFilter(capacity=10_000, error_rate=0.01),
     "redisbloom-cf": lambda: bloomkit.RedisCuckooFilter(capacity=10_000),
+    "windowed": lambda: bloomkit.WindowedBloomFilter(capacity=10_000, fp_rate=0.01),
 }
 
 

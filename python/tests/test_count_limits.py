@@ -46,6 +46,19 @@ def at_limit(kind: str, data: bytearray) -> bytearray:
         stage = bytearray(data[HEADER:end])
         put(stage, COUNT, MAX)
         data[HEADER:end] = reseal(stage)
+    elif kind == "windowed":  # slot records; the one live slot holds one blocked stage
+        put(data, COUNT, MAX)
+        offset = HEADER
+        for _ in range(struct.unpack_from("<Q", data, 72 + 8)[0] + 1):  # generations + 1 slots
+            stages = struct.unpack_from("<Q", data, offset + 8)[0]
+            offset += 64
+            if stages:
+                stored = struct.unpack_from("<Q", data, offset + 48)[0]
+                end = offset + HEADER + stored + 8
+                stage = bytearray(data[offset:end])
+                put(stage, COUNT, MAX)
+                data[offset:end] = reseal(stage)
+                break
     elif kind == "redisbloom-bf":  # the link table: the chain's size, then link 0's
         put(data, COUNT, MAX)
         put(data, HEADER, MAX)

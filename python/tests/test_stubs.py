@@ -23,6 +23,7 @@ CLASSES = [
     "ConcurrentBlockedBloomFilter",
     "RedisBloomFilter",
     "RedisCuckooFilter",
+    "WindowedBloomFilter",
 ]
 # Classes that are not filters.
 OTHER_CLASSES = ["FileLock", "MappedFilter"]
