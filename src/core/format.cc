@@ -11,7 +11,7 @@
 //    16    2 kind (FilterKind)
 //    18    2 hash_id (1 = XXH3-128 + enhanced double hashing; 2 = RedisBloom's murmur, kinds 6, 7;
 //              3 = XXH3-64, blocked filters of 256-bit blocks only; 4 = short-key hash,
-//              blocked filters of 256-bit blocks and classic filters)
+//              blocked filters of 256-bit blocks, classic and windowed filters)
 //    20    4 flags (bit 0: payload is one zstd frame; other bits zero)
 //    24    8 hash_seed (kHashSeed; 0 with hash_id 2)
 //    32    8 capacity
