@@ -131,7 +131,9 @@ class WindowedBloomFilter {
   // The 64-bit hash of a key (hash id 4), as the *Hash verbs take it.
   static std::uint64_t HashOf(std::string_view key) noexcept;
 
-  [[nodiscard]] std::uint64_t count() const noexcept;  // keys the live generations hold
+  [[nodiscard]] std::uint64_t count() const noexcept { return CountAt(now_); }  // keys the live generations hold
+  // count() as it will be at max(time, now()), without changing the filter.
+  [[nodiscard]] std::uint64_t CountAt(std::uint64_t time) const noexcept;
   [[nodiscard]] std::uint64_t EstimatedCount() const noexcept;
   [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
   [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }

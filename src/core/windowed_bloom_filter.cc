@@ -252,9 +252,9 @@ void WindowedBloomFilter::Clear() noexcept {
   }
 }
 
-std::uint64_t WindowedBloomFilter::count() const noexcept {
+std::uint64_t WindowedBloomFilter::CountAt(std::uint64_t time) const noexcept {
   std::uint64_t total = 0;
-  const std::uint64_t e = epoch_now();
+  const std::uint64_t e = std::max(time, now_) / span_;
   for (const Generation& g : ring_) {
     if (!Live(g, e)) continue;
     for (const BlockedBloomFilter& s : g.stages) total = internal::SaturatedCount(total, s.count());

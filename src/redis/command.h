@@ -63,6 +63,8 @@ class Command {
   [[nodiscard]] RedisModuleCtx* ctx() const noexcept { return ctx_; }
   [[nodiscard]] std::size_t argc() const noexcept { return argc_; }
   [[nodiscard]] RedisModuleString* raw(std::size_t i) const noexcept { return argv_[i]; }
+  // Arguments [first, argc) as the array RedisModule_Replicate's "v" takes.
+  [[nodiscard]] RedisModuleString** raw_from(std::size_t first) const noexcept { return argv_ + first; }
   [[nodiscard]] std::string_view arg(std::size_t i) const noexcept {
     std::size_t len = 0;
     const char* p = rm.StringPtrLen(argv_[i], &len);

@@ -16,6 +16,7 @@
 #include "filter_value.h"
 #include "redisbloom_commands.h"
 #include "redisbloom_type.h"
+#include "tbf_commands.h"
 
 namespace bloomkit::redis {
 namespace {
@@ -214,6 +215,16 @@ const CommandSpec kCommands[] = {
     {"cbf.info", Cmd<CbfInfo>(), "readonly fast", Access::kRead, "read fast"},
     {"cbf.scandump", Cmd<CbfScanDump>(), "readonly", Access::kRead, "read"},
     {"cbf.loadchunk", Cmd<CbfLoadChunk>(), "write deny-oom", Access::kCreate, "write"},
+    {"tbf.reserve", Cmd<TbfReserve>(), "write deny-oom", Access::kCreate, "write fast"},
+    {"tbf.add", Cmd<TbfAdd>(), "write deny-oom fast", Access::kWrite, "write"},
+    {"tbf.madd", Cmd<TbfMadd>(), "write deny-oom", Access::kWrite, "write"},
+    {"tbf.maddat", Cmd<TbfMaddAt>(), "write deny-oom", Access::kWrite, "write"},
+    {"tbf.exists", Cmd<TbfExists>(), "readonly fast", Access::kRead, "read"},
+    {"tbf.mexists", Cmd<TbfMexists>(), "readonly", Access::kRead, "read"},
+    {"tbf.info", Cmd<TbfInfo>(), "readonly fast", Access::kRead, "read fast", false, false, "dont_cache"},
+    {"tbf.card", Cmd<TbfCard>(), "readonly fast", Access::kRead, "read fast"},
+    {"tbf.scandump", Cmd<TbfScanDump>(), "readonly", Access::kRead, "read", false, false, "dont_cache"},
+    {"tbf.loadchunk", Cmd<TbfLoadChunk>(), "write deny-oom", Access::kCreate, "write"},
 };
 
 // ACL categories. Redis 7.0 puts module commands in no category at all (not @write,
@@ -350,7 +361,10 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return FailLoad(ctx, "cannot install Redis' allocator: the allocator table is full");
   }
 
-  if (!CreateType<BfFamily>(ctx) || !CreateType<CfFamily>(ctx) || !CreateType<CbfFamily>(ctx)) return kErr;
+  if (!CreateType<BfFamily>(ctx) || !CreateType<CfFamily>(ctx) || !CreateType<CbfFamily>(ctx) ||
+      !CreateType<TbfFamily>(ctx)) {
+    return kErr;
+  }
   if (!CreateRedisBloomTypes(ctx)) return kErr;
 
   // INFO bloomkit (stats.h): Redis >= 6.0 lets a module add INFO sections.

@@ -202,6 +202,8 @@ inline constexpr uint64_t kKeyInsert = 1ULL << 6;
   X(int, DeleteKey, (RedisModuleKey * kp), true)                                                                \
   X(const char*, StringPtrLen, (const RedisModuleString* str, size_t* len), true)                               \
   X(int, ReplicateVerbatim, (RedisModuleCtx * ctx), true)                                                       \
+  X(int, Replicate, (RedisModuleCtx * ctx, const char* cmdname, const char* fmt, ...), true)                    \
+  X(long long, Milliseconds, (void), true)                                                                      \
   X(int, GetContextFlags, (RedisModuleCtx * ctx), false)                                                        \
   X(RedisModuleType*, CreateDataType,                                                                           \
     (RedisModuleCtx * ctx, const char* name, int encver, RedisModuleTypeMethods* typemethods), true)            \

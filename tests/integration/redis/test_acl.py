@@ -34,7 +34,7 @@ class AclTest(unittest.TestCase):
             set_categories = version >= (7, 2, 0)  # Redis 7.2, and Valkey from 7.2 on
             own_categories = version >= ((7, 4, 0) if name == "redis" else (8, 0, 0))
             commands = sorted(x.decode() for x in c.call("COMMAND", "LIST", "FILTERBY", "MODULE", "bloomkit"))
-            self.assertEqual(len(commands), 34)
+            self.assertEqual(len(commands), 44)
             flags = {e[0].decode(): {f.decode() for f in e[2]} for e in c.call("COMMAND", "INFO", *commands)}
             writes = [n for n in commands if "write" in flags[n]]
             reads = [n for n in commands if "readonly" in flags[n]]
