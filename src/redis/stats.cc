@@ -12,7 +12,7 @@ std::atomic<std::uint64_t> g_values[kNumValueKinds];
 std::atomic<std::uint64_t> g_pending_loads{0};
 std::atomic<std::uint64_t> g_filter_bytes{0};
 
-enum CommandFamily : int { kBf, kCf, kCbf, kNumFamilies };
+enum CommandFamily : int { kBf, kCf, kCbf, kTbf, kNumFamilies };
 // Main thread only: commands run there, and so does the INFO callback.
 std::uint64_t g_commands[kNumFamilies];
 std::uint64_t g_errors[kNumFamilies];
@@ -49,7 +49,8 @@ void CommandServed(const RedisModuleString* name, bool error) noexcept {
   std::size_t len = 0;
   const char* p = rm.StringPtrLen(name, &len);
   const bool cbf = len > 3 && (p[0] | 0x20) == 'c' && (p[1] | 0x20) == 'b';
-  const int family = cbf ? kCbf : len > 0 && (p[0] | 0x20) == 'c' ? kCf : kBf;
+  const bool tbf = len > 3 && (p[0] | 0x20) == 't' && (p[1] | 0x20) == 'b';
+  const int family = cbf ? kCbf : tbf ? kTbf : len > 0 && (p[0] | 0x20) == 'c' ? kCf : kBf;
   ++g_commands[family];
   if (error) ++g_errors[family];
 }
@@ -72,11 +73,9 @@ void AddInfo(RedisModuleInfoCtx* ctx, int /*for_crash_report*/) {
     static constexpr struct {
       ValueKind kind;
       const char* field;
-    } kKinds[] = {{ValueKind::kBfRedisBloom, "bf_redisbloom"},
-                  {ValueKind::kCfRedisBloom, "cf_redisbloom"},
-                  {ValueKind::kBfNative, "bf_native"},
-                  {ValueKind::kCfNative, "cf_native"},
-                  {ValueKind::kCbfNative, "cbf_native"}};
+    } kKinds[] = {{ValueKind::kBfRedisBloom, "bf_redisbloom"}, {ValueKind::kCfRedisBloom, "cf_redisbloom"},
+                  {ValueKind::kBfNative, "bf_native"},         {ValueKind::kCfNative, "cf_native"},
+                  {ValueKind::kCbfNative, "cbf_native"},       {ValueKind::kTbfNative, "tbf_native"}};
     std::uint64_t total = 0;
     for (const auto& k : kKinds) {
       const std::uint64_t n = Filters(k.kind);
@@ -88,8 +87,10 @@ void AddInfo(RedisModuleInfoCtx* ctx, int /*for_crash_report*/) {
     rm.InfoAddFieldULongLong(ctx, "pending_loads", PendingLoads());
   }
   if (rm.InfoAddSection(ctx, "commands") == kOk) {
-    static constexpr const char* kNames[kNumFamilies][2] = {
-        {"bf_commands", "bf_errors"}, {"cf_commands", "cf_errors"}, {"cbf_commands", "cbf_errors"}};
+    static constexpr const char* kNames[kNumFamilies][2] = {{"bf_commands", "bf_errors"},
+                                                            {"cf_commands", "cf_errors"},
+                                                            {"cbf_commands", "cbf_errors"},
+                                                            {"tbf_commands", "tbf_errors"}};
     for (int f = 0; f < kNumFamilies; ++f) {
       rm.InfoAddFieldULongLong(ctx, kNames[f][0], g_commands[f]);
       rm.InfoAddFieldULongLong(ctx, kNames[f][1], g_errors[f]);

@@ -11,6 +11,7 @@
 //   bloomkit_bf_native:1
 //   bloomkit_cf_native:0
 //   bloomkit_cbf_native:0
+//   bloomkit_tbf_native:0            bloomkitT (TBF.*)
 //   bloomkit_filters:3               their sum
 //   bloomkit_filter_bytes:2760960    filter arrays, as Redis' allocator counts them
 //   bloomkit_pending_loads:0         keys waiting for the rest of a LOADCHUNK dump
@@ -18,7 +19,7 @@
 //   # bloomkit_commands
 //   bloomkit_bf_commands:10          BF.* commands run, and those answered with an error
 //   bloomkit_bf_errors:1
-//   bloomkit_cf_commands:0 ... bloomkit_cbf_errors:0
+//   bloomkit_cf_commands:0 ... bloomkit_tbf_errors:0
 //
 // With IDENTITY redisbloom the module is named "bf": INFO bf, bf_filters, bf_bf_native...
 #pragma once
@@ -32,8 +33,8 @@
 namespace bloomkit::redis::stats {
 
 // What a key's value is: one counter each.
-enum class ValueKind : int { kBfRedisBloom, kCfRedisBloom, kBfNative, kCfNative, kCbfNative };
-inline constexpr int kNumValueKinds = 5;
+enum class ValueKind : int { kBfRedisBloom, kCfRedisBloom, kBfNative, kCfNative, kCbfNative, kTbfNative };
+inline constexpr int kNumValueKinds = 6;
 
 constexpr ValueKind KindOf(FilterKind kind) noexcept {
   switch (kind) {
@@ -41,6 +42,7 @@ constexpr ValueKind KindOf(FilterKind kind) noexcept {
     case FilterKind::kRedisBloomCuckoo: return ValueKind::kCfRedisBloom;
     case FilterKind::kCuckoo: return ValueKind::kCfNative;
     case FilterKind::kCounting: return ValueKind::kCbfNative;
+    case FilterKind::kWindowed: return ValueKind::kTbfNative;
     default: return ValueKind::kBfNative;
   }
 }

@@ -10,9 +10,10 @@ import unittest
 
 from harness import ReplyError, Server, main, time_limit
 
-FILTER_FIELDS = ["bf_redisbloom", "cf_redisbloom", "bf_native", "cf_native", "cbf_native", "filters",
+FILTER_FIELDS = ["bf_redisbloom", "cf_redisbloom", "bf_native", "cf_native", "cbf_native", "tbf_native", "filters",
                  "filter_bytes", "pending_loads"]
-COMMAND_FIELDS = ["bf_commands", "bf_errors", "cf_commands", "cf_errors", "cbf_commands", "cbf_errors"]
+COMMAND_FIELDS = ["bf_commands", "bf_errors", "cf_commands", "cf_errors", "cbf_commands", "cbf_errors",
+                  "tbf_commands", "tbf_errors"]
 
 
 def info(r, section="bloomkit", prefix="bloomkit_"):

@@ -51,6 +51,11 @@ class WindowTest(unittest.TestCase):
             self.assertEqual(c.call("TBF.EXISTS", "seen", "a"), 0)
             self.assertEqual(c.call("TBF.CARD", "seen"), 0)
             self.assertEqual(c.call("TBF.ADD", "seen", "a"), 1)
+            stats = dict(line.split(":", 1) for line in c.call("INFO", "bloomkit").decode().split("\r\n")
+                         if line.startswith("bloomkit_"))
+            self.assertEqual(stats["bloomkit_tbf_native"], "1")
+            self.assertEqual(stats["bloomkit_tbf_commands"], "11")
+            self.assertEqual(stats["bloomkit_bf_commands"], "0")
 
     @time_limit(30)
     def test_bad_arguments_are_error_replies(self):
