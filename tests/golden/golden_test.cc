@@ -183,7 +183,9 @@ TEST_P(GoldenTest, LoadsAndReproducesByteForByte) {
     case bloomkit::FilterKind::kCuckoo: CheckLoadsAndRewrites<bloomkit::CuckooFilter>(recipe, bytes, exact_zstd); break;
     case bloomkit::FilterKind::kRedisBloomScalable:
     case bloomkit::FilterKind::kRedisBloomCuckoo:
-      // Their reference data is RedisBloom's own (redisbloom_test.cc), not a recipe here.
+    case bloomkit::FilterKind::kWindowed:
+      // RedisBloom's reference data is its own (redisbloom_test.cc); windowed filters have no
+      // golden file yet. Neither is a recipe here.
       ADD_FAILURE() << recipe.file << ": no golden recipe for this kind";
       break;
   }
