@@ -11,8 +11,8 @@
 //
 // Contract (docs/FILTERS.md, "Windowed", has the arithmetic):
 //   1. No false negative inside the window: a key added at t answers "maybe" at every
-//      time q <= t' + W. (A query at q looks at generations e(q) - G .. e(q), the G + 1
-//      generations that can hold a key added in [q - W, q]: e(t') >= e(q + ... ) - G.)
+//      time q <= t' + W. (A query at q looks at the G + 1 generations e(q) - G .. e(q);
+//      for q <= t' + W, e(q) <= floor((t' + G S) / S) = e(t') + G.)
 //   2. Bounded memory of the past: from q >= t' + W + S on, a key not added again since
 //      t answers as a never-added key (its generation is no longer looked at, and was
 //      freed when time passed it).

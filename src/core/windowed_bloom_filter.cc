@@ -135,8 +135,11 @@ Result<bool> WindowedBloomFilter::Record(std::uint64_t hash) {
     g.stages.clear();
   }
   g.epoch = e;
+  // Stages are blocked filters of 512-bit blocks: AddHash(h) and MayContainHash(h) are
+  // AddHashPair and MayContainHashPair of ExpandHash(h), computed once here.
+  const HashPair pair = ExpandHash(hash);
   for (const BlockedBloomFilter& s : g.stages) {
-    if (s.MayContainHash(hash)) return false;
+    if (s.MayContainHashPair(pair)) return false;
   }
   if (g.stages.empty() || (g.stages.back().count() >= stage_capacity_ && num_stages() < max_stages_)) {
     auto stage = BlockedBloomFilter::Create(
@@ -148,7 +151,7 @@ Result<bool> WindowedBloomFilter::Record(std::uint64_t hash) {
       return MakeError(ErrorCode::kTooLarge, "out of memory for a generation of ", g.stages.size() + 1, " stages");
     }
   }
-  static_cast<void>(g.stages.back().AddHash(hash));
+  static_cast<void>(g.stages.back().AddHashPair(pair));
   return true;
 }
 
@@ -197,6 +200,7 @@ bool WindowedBloomFilter::MayContainHash(std::uint64_t hash) const noexcept {
 
 bool WindowedBloomFilter::MayContainHashAt(std::uint64_t hash, std::uint64_t time) const noexcept {
   const std::uint64_t e = std::max(time, now_) / span_;
+  const HashPair pair = ExpandHash(hash);  // as each stage's MayContainHash would
   // Newest first: a key seen recently is found after one generation.
   const std::size_t slots = ring_.size();
   for (std::size_t back = 0; back < slots; ++back) {
@@ -204,7 +208,7 @@ bool WindowedBloomFilter::MayContainHashAt(std::uint64_t hash, std::uint64_t tim
     const Generation& g = ring_[(e - back) % slots];
     if (!Live(g, e)) continue;
     for (const BlockedBloomFilter& s : g.stages) {
-      if (s.MayContainHash(hash)) return true;
+      if (s.MayContainHashPair(pair)) return true;
     }
   }
   return false;
