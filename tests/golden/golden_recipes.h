@@ -20,6 +20,7 @@
 #include "bloomkit/cuckoo_filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/scalable_bloom_filter.h"
+#include "bloomkit/windowed_bloom_filter.h"
 
 namespace bloomkit_golden {
 
@@ -211,6 +212,17 @@ inline const std::vector<Recipe>& Recipes() {
          auto f = MakeOrThrow<CuckooFilter>(bloomkit::CuckooOptions{
              .capacity = 64, .bucket_size = 4, .fingerprint_bits = 16, .max_kicks = 50, .expansion = 0});
          for (const std::string& key : Keys(kCuckooVictimKeys)) OkOrThrow(f.Add(key));
+         return f.Serialize();
+       }},
+      {"windowed_300.bkf",
+       "windowed, capacity 400 at 1%, window 4000 in 4 generations, key:i added at time 10 i for i < 300: "
+       "three generations of one stage each (c = 100, r = 0.00125), slot records, the clock",
+       FilterKind::kWindowed, false, KeyForm::kStrings, 300,
+       [] {
+         auto f = MakeOrThrow<bloomkit::WindowedBloomFilter>(
+             bloomkit::WindowedOptions{.capacity = 400, .fp_rate = 0.01, .window = 4000, .generations = 4});
+         const std::vector<std::string> keys = Keys(300);
+         for (std::size_t i = 0; i < keys.size(); ++i) OkOrThrow(f.AddAt(keys[i], 10 * i));
          return f.Serialize();
        }},
   };
