@@ -4,7 +4,10 @@ window on the server's clock; errors; RDB, AOF and DUMP/RESTORE keep the same by
 replica and an AOF replayed later apply every write at the primary's time (TBF.MADDAT
 key ms ...), so their bytes equal the primary's although their clock has moved on."""
 
+import contextlib
 import os
+import struct
+import tempfile
 import time
 import unittest
 
@@ -113,9 +116,9 @@ class PersistenceTest(unittest.TestCase):
 
     @time_limit(60)
     def test_an_aof_replayed_later_applies_writes_at_their_own_time(self):
-#Writes in two generations of a 2 s window, then a restart 3 s later : a replay at
-#the restart's clock would put every key into one later generation (other bytes),
-# or drop them all as expired.
+        # Writes in two generations of a 2 s window, then a restart 3 s later: a replay at
+        # the restart's clock would put every key into one later generation (other bytes),
+        # or drop them all as expired.
         with Server(extra=["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]) as server:
             with server.client() as c:
                 c.ok("TBF.RESERVE", "t", "0.01", "1000", "WINDOW", "2", "GENERATIONS", "4")
@@ -155,6 +158,127 @@ class ReplicationTest(unittest.TestCase):
                     self.assertEqual(tbf_bytes(r, key), tbf_bytes(p, key), key)
                 self.assertEqual(r.call("TBF.EXISTS", "t", "r3-5"), 1)
                 self.assertIsInstance(r.call("TBF.ADD", "t", "z"), ReplyError)
+
+
+class ShiftedClock:
+    """The wall clock of the servers started inside `preloaded()`, moved by `set(seconds)`
+    (clock_shift.cc, preloaded into redis-server): a jump, or hours spent stopped."""
+
+    def __init__(self):
+        fd, self.path = tempfile.mkstemp(prefix="bloomkit-clock-")
+        os.close(fd)
+        self.set(0)
+
+    def set(self, seconds):
+        with open(self.path, "r+b" if os.path.getsize(self.path) else "wb") as f:
+            f.write(struct.pack("<q", int(seconds * 1_000_000)))
+
+    @contextlib.contextmanager
+    def preloaded(self):
+        saved = {k: os.environ.get(k) for k in ("LD_PRELOAD", "BLOOMKIT_CLOCK_SHIFT_FILE")}
+        shim = os.environ["BLOOMKIT_TEST_CLOCK_SHIFT"]
+        os.environ["LD_PRELOAD"] = (saved["LD_PRELOAD"] + ":" + shim) if saved["LD_PRELOAD"] else shim
+        os.environ["BLOOMKIT_CLOCK_SHIFT_FILE"] = self.path
+        try:
+            yield
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+    def close(self):
+        os.unlink(self.path)
+
+
+def server_seconds(c):
+    seconds, micros = c.call("TIME")
+    return int(seconds) + int(micros) / 1e6
+
+
+class ClockTest(unittest.TestCase):
+    """Time that is not wall time: the server's clock jumps back and forward, or the server
+    stays stopped for longer than the window. The window is wall time: a jump forward, or
+    hours stopped, ages every item by that much; a jump back never shortens an item's stay
+    (the filter acts at the latest time it saw until the clock passes it again)."""
+
+    def setUp(self):
+        self.clock = ShiftedClock()
+        self.addCleanup(self.clock.close)
+
+    def filter_time(self, c):
+        info = c.call("TBF.INFO", "t")
+        return dict(zip(info[::2], info[1::2]))[b"Time ms"]
+
+    @time_limit(60)
+    def test_a_jump_back_keeps_items_and_a_jump_forward_ages_them(self):
+        with self.clock.preloaded(), Server() as server, server.client() as c:
+            now = server_seconds(c)
+            c.ok("TBF.RESERVE", "t", "0.01", "1000", "WINDOW", "60", "GENERATIONS", "4")
+            c.call("TBF.MADD", "t", "a", "b")
+            latest = self.filter_time(c)
+
+            self.clock.set(-3600)  # an hour back, as after a wrong NTP step is corrected
+            self.assertLess(server_seconds(c), now - 3500, "the shifted clock is not in effect")
+            self.assertEqual(c.call("TBF.MEXISTS", "t", "a", "b", "never"), [1, 1, 0])
+            self.assertEqual(c.call("TBF.ADD", "t", "c"), 1)
+            self.assertEqual(self.filter_time(c), latest)  # acts at the latest time it saw
+
+            self.clock.set(40)  # inside the window of every add
+            self.assertEqual(c.call("TBF.MEXISTS", "t", "a", "b", "c"), [1, 1, 1])
+
+            self.clock.set(76)  # past W + W/G = 75 s after the adds, "c"'s included
+            self.assertEqual(c.call("TBF.MEXISTS", "t", "a", "b", "c"), [0, 0, 0])
+            self.assertEqual(c.call("TBF.CARD", "t"), 0)
+            self.assertEqual(c.call("TBF.ADD", "t", "a"), 1)
+
+    @time_limit(60)
+    def test_reload_and_restart_inside_the_window_keep_items_and_a_long_stop_forgets_them(self):
+        with self.clock.preloaded(), Server() as server:
+            with server.client() as c:
+                c.ok("TBF.RESERVE", "t", "0.01", "1000", "WINDOW", "60", "GENERATIONS", "4")
+                c.call("TBF.MADD", "t", *["k%d" % i for i in range(500)])
+                self.clock.set(30)
+                self.assertEqual(c.call("DEBUG", "RELOAD"), Simple(b"OK"))
+                self.assertEqual(c.call("TBF.MEXISTS", "t", "k1", "k499"), [1, 1])
+                self.assertEqual(c.call("SAVE"), Simple(b"OK"))
+            server.restart()  # still inside the window
+            with server.client() as c:
+                self.assertEqual(c.call("TBF.MEXISTS", "t", "k1", "k499"), [1, 1])
+                self.assertEqual(c.call("TBF.CARD", "t"), 500)
+                self.assertEqual(c.call("SAVE"), Simple(b"OK"))
+            server.stop()
+            self.clock.set(30 + 7200)  # the server stayed stopped for two hours
+            server.start()
+            with server.client() as c:
+                self.assertEqual(c.call("TBF.MEXISTS", "t", "k1", "k499"), [0, 0])
+                self.assertEqual(c.call("TBF.CARD", "t"), 0)
+                self.assertEqual(c.call("TBF.ADD", "t", "k1"), 1)
+
+
+class KeyTtlTest(unittest.TestCase):
+    """A TBF key's own TTL is a Redis key's TTL: adds keep it, reloads keep it, and the key
+    is gone when it runs out, whatever its window."""
+
+    @time_limit(30)
+    def test_adds_and_reloads_keep_the_ttl_and_the_key_expires(self):
+        with Server() as server, server.client() as c:
+            c.ok("TBF.RESERVE", "t", "0.01", "1000", "WINDOW", "3600", "GENERATIONS", "4")
+            self.assertEqual(c.call("EXPIRE", "t", 100), 1)
+            c.call("TBF.MADD", "t", "a", "b")
+            self.assertEqual(c.call("TBF.ADD", "t", "c"), 1)
+            self.assertGreater(c.call("TTL", "t"), 90)
+            self.assertEqual(c.call("DEBUG", "RELOAD"), Simple(b"OK"))
+            self.assertGreater(c.call("TTL", "t"), 90)
+            self.assertEqual(c.call("TBF.EXISTS", "t", "a"), 1)
+            self.assertEqual(c.call("PERSIST", "t"), 1)
+            self.assertEqual(c.call("TTL", "t"), -1)
+            self.assertEqual(c.call("PEXPIRE", "t", 300), 1)
+            time.sleep(0.5)
+            self.assertEqual(c.call("EXISTS", "t"), 0)
+            self.assertEqual(c.call("TBF.EXISTS", "t", "a"), 0)
+            self.assertEqual(c.call("TBF.ADD", "t", "a"), ReplyError("ERR not found"))
 
 
 if __name__ == "__main__":
