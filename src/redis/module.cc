@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bloomkit/allocator.h"
+#include "command_args.h"
 #include "commands.h"
 #include "config.h"
 #include "filter_value.h"
@@ -260,9 +261,7 @@ void SetAclCategories(RedisModuleCtx* ctx, const CommandSpec& spec) {
 }
 
 const RedisModuleCommandInfoVersion kCommandInfoVersion = {
-    1, sizeof(RedisModuleCommandHistoryEntry), sizeof(RedisModuleCommandKeySpec),
-    // RedisModuleCommandArg is never passed (args = nullptr); its 7.0 size is 72 bytes.
-    72};
+    1, sizeof(RedisModuleCommandHistoryEntry), sizeof(RedisModuleCommandKeySpec), sizeof(RedisModuleCommandArg)};
 
 RedisModuleCommandKeySpec KeySpec(std::uint64_t flags, int position, int lastkey) {
   RedisModuleCommandKeySpec spec{};
@@ -299,6 +298,7 @@ void SetKeySpecs(RedisModuleCtx* ctx, const CommandSpec& spec) {
   info.version = &kCommandInfoVersion;
   info.key_specs = specs;
   info.tips = spec.tips;
+  info.args = CommandArgs(spec.name);
   if (rm.SetCommandInfo(command, &info) != kOk) {
     rm.Log(ctx, "warning", "bloomkit: could not set key specs of %s", spec.name);
   }

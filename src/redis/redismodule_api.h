@@ -69,9 +69,9 @@ struct RedisModuleTypeMethods {
   RedisModuleTypeDefragFunc defrag;
 };
 
-// Command info (RedisModule_SetCommandInfo, Redis >= 7.0), version 1 layout: only the
-// key specs are filled in, so that ACL key selectors (%R~ / %W~) and cluster routing see
-// which keys each command reads and writes.
+// Command info (RedisModule_SetCommandInfo, Redis >= 7.0), version 1 layout: key specs, so
+// that ACL key selectors (%R~ / %W~) and cluster routing see which keys each command reads
+// and writes, tips, and the argument lists COMMAND DOCS shows.
 struct RedisModuleCommandInfoVersion {
   int version;
   size_t sizeof_historyentry;
@@ -126,7 +126,37 @@ struct RedisModuleCommandKeySpec {
   } fk;
 };
 
-struct RedisModuleCommandArg;  // never filled in: args = nullptr
+enum RedisModuleCommandArgType : int {
+  REDISMODULE_ARG_TYPE_STRING = 0,
+  REDISMODULE_ARG_TYPE_INTEGER,
+  REDISMODULE_ARG_TYPE_DOUBLE,
+  REDISMODULE_ARG_TYPE_KEY,
+  REDISMODULE_ARG_TYPE_PATTERN,
+  REDISMODULE_ARG_TYPE_UNIX_TIME,
+  REDISMODULE_ARG_TYPE_PURE_TOKEN,
+  REDISMODULE_ARG_TYPE_ONEOF,  // has sub-arguments
+  REDISMODULE_ARG_TYPE_BLOCK,  // has sub-arguments
+};
+
+inline constexpr int REDISMODULE_CMD_ARG_NONE = 0;
+inline constexpr int REDISMODULE_CMD_ARG_OPTIONAL = 1 << 0;
+inline constexpr int REDISMODULE_CMD_ARG_MULTIPLE = 1 << 1;
+inline constexpr int REDISMODULE_CMD_ARG_MULTIPLE_TOKEN = 1 << 2;
+
+// One argument of COMMAND DOCS; arrays of them end with an all-zero entry (name = nullptr).
+struct RedisModuleCommandArg {
+  const char* name;
+  RedisModuleCommandArgType type;
+  int key_spec_index;  // type KEY: index into key_specs; otherwise -1
+  const char* token;
+  const char* summary;
+  const char* since;
+  int flags;  // REDISMODULE_CMD_ARG_*
+  const char* deprecated_since;
+  RedisModuleCommandArg* subargs;
+};
+static_assert(sizeof(RedisModuleCommandArg) == 64 && offsetof(RedisModuleCommandArg, flags) == 40,
+              "Redis 7.0's RedisModuleCommandArg layout (LP64)");
 
 struct RedisModuleCommandInfo {
   const RedisModuleCommandInfoVersion* version;
