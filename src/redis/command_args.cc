@@ -93,18 +93,39 @@ RedisModuleCommandArg kCfInsert[] = {
     Items(),
     kEnd};
 
+// bloomkit's TBF.*, in the style of the above.
+RedisModuleCommandArg kSecondsValue[] = {Arg("seconds", REDISMODULE_ARG_TYPE_INTEGER), kEnd};
+RedisModuleCommandArg kGenerationsValue[] = {Arg("generations", REDISMODULE_ARG_TYPE_INTEGER), kEnd};
+RedisModuleCommandArg kMsValue[] = {Arg("ms", REDISMODULE_ARG_TYPE_INTEGER), kEnd};
+// key error_rate capacity WINDOW seconds [GENERATIONS generations] [AT ms]
+RedisModuleCommandArg kTbfReserve[] = {Key(),
+                                       Arg("error_rate", REDISMODULE_ARG_TYPE_DOUBLE),
+                                       Arg("capacity", REDISMODULE_ARG_TYPE_INTEGER),
+                                       Arg("window", REDISMODULE_ARG_TYPE_BLOCK, 0, "WINDOW", kSecondsValue),
+                                       Option("generations", "GENERATIONS", kGenerationsValue),
+                                       Option("at", "AT", kMsValue),
+                                       kEnd};
+// key ms item [item ...]
+RedisModuleCommandArg kTbfMaddAt[] = {Key(), Arg("ms", REDISMODULE_ARG_TYPE_INTEGER), Items(), kEnd};
+
 struct Entry {
   std::string_view name;
   RedisModuleCommandArg* args;
 };
 
 const Entry kTable[] = {
-    {"bf.reserve", kBfReserve}, {"bf.add", kKeyItem},       {"bf.madd", kKeyItems},       {"bf.insert", kBfInsert},
-    {"bf.exists", kKeyItem},    {"bf.mexists", kKeyItems},  {"bf.info", kBfInfo},         {"bf.card", kKeyOnly},
-    {"bf.debug", kKeyOnly},     {"bf.scandump", kScanDump}, {"bf.loadchunk", kLoadChunk}, {"cf.reserve", kCfReserve},
-    {"cf.add", kKeyItem},       {"cf.addnx", kKeyItem},     {"cf.insert", kCfInsert},     {"cf.insertnx", kCfInsert},
-    {"cf.exists", kKeyItem},    {"cf.mexists", kKeyItems},  {"cf.count", kKeyItem},       {"cf.del", kKeyItem},
-    {"cf.info", kKeyOnly},      {"cf.debug", kKeyOnly},     {"cf.scandump", kScanDump},   {"cf.loadchunk", kLoadChunk},
+    {"bf.reserve", kBfReserve},    {"bf.add", kKeyItem},         {"bf.madd", kKeyItems},
+    {"bf.insert", kBfInsert},      {"bf.exists", kKeyItem},      {"bf.mexists", kKeyItems},
+    {"bf.info", kBfInfo},          {"bf.card", kKeyOnly},        {"bf.debug", kKeyOnly},
+    {"bf.scandump", kScanDump},    {"bf.loadchunk", kLoadChunk}, {"cf.reserve", kCfReserve},
+    {"cf.add", kKeyItem},          {"cf.addnx", kKeyItem},       {"cf.insert", kCfInsert},
+    {"cf.insertnx", kCfInsert},    {"cf.exists", kKeyItem},      {"cf.mexists", kKeyItems},
+    {"cf.count", kKeyItem},        {"cf.del", kKeyItem},         {"cf.info", kKeyOnly},
+    {"cf.debug", kKeyOnly},        {"cf.scandump", kScanDump},   {"cf.loadchunk", kLoadChunk},
+    {"tbf.reserve", kTbfReserve},  {"tbf.add", kKeyItem},        {"tbf.madd", kKeyItems},
+    {"tbf.maddat", kTbfMaddAt},    {"tbf.exists", kKeyItem},     {"tbf.mexists", kKeyItems},
+    {"tbf.info", kKeyOnly},        {"tbf.card", kKeyOnly},       {"tbf.scandump", kScanDump},
+    {"tbf.loadchunk", kLoadChunk},
 };
 
 }  // namespace

@@ -8,7 +8,7 @@ have none.
 
 COMMAND DOCS lists each BF.* / CF.* command's arguments as RedisBloom 8 declares them
 (RedisBloom's tests/flow/test_docs_help.py, v8.9.80): names, types, tokens, flags and
-nesting. Each argument is written below as (name, type, token, flags, sub-arguments).
+nesting; TBF.* (bloomkit's own) in the same style. Each argument is written below as (name, type, token, flags, sub-arguments).
 """
 
 import unittest
@@ -72,6 +72,20 @@ ARGUMENTS = {
     "cf.debug": [KEY],
     "cf.scandump": SCANDUMP,
     "cf.loadchunk": LOADCHUNK,
+    # bloomkit's own (docs/REDIS.md): TBF.RESERVE key error_rate capacity WINDOW seconds
+    # [GENERATIONS g] [AT ms], TBF.MADDAT key ms item [item ...], the rest as for BF.
+    "tbf.reserve": [KEY, a("error_rate", "double"), a("capacity", "integer"),
+                    a("window", "block", "WINDOW", (), [a("seconds", "integer")]),
+                    option("generations", "GENERATIONS"), a("at", "block", "AT", OPT, [a("ms", "integer")])],
+    "tbf.add": [KEY, ITEM],
+    "tbf.madd": [KEY, ITEMS],
+    "tbf.maddat": [KEY, a("ms", "integer"), ITEMS],
+    "tbf.exists": [KEY, ITEM],
+    "tbf.mexists": [KEY, ITEMS],
+    "tbf.info": [KEY],
+    "tbf.card": [KEY],
+    "tbf.scandump": SCANDUMP,
+    "tbf.loadchunk": LOADCHUNK,
 }
 
 
