@@ -30,8 +30,9 @@
 //    bulk insert and may_contain. A second table gives bloomkit ns / Boost ns (below 1:
 //    bloomkit is faster): blocked rows against boost-fmb32x8, classic against
 //    boost-classic.
-//  - classic4 is the classic filter with hash id 4 (the short-key hash) instead of the
-//    default XXH3-128.
+//  - classic and blocked are what Create({.capacity, .fp_rate}) gives (the defaults:
+//    blocked is DefaultBlockedLayout's layout for the rate); blocked512 and blocked256
+//    ask for a layout, classic4 for hash id 4 (the short-key hash).
 #include <bloom.h>
 
 #include <algorithm>
@@ -120,14 +121,19 @@ class Libbloom {
   struct bloom bloom_ {};
 };
 
-template <typename Filter, BlockedLayout kLayout = BlockedLayout::kLines512, std::uint16_t kHashId = 0>
+// kLayout: kDefaultLayout leaves BloomOptions::blocked_layout unset (what a caller of
+// Create({.capacity, .fp_rate}) gets: DefaultBlockedLayout), else the BlockedLayout value.
+inline constexpr int kDefaultLayout = -1;
+
+template <typename Filter, int kLayout = kDefaultLayout, std::uint16_t kHashId = 0>
 class Bloomkit {
  public:
   static constexpr bool kHasBatch = true;
-  static constexpr std::string_view kName = Filter::kKind == FilterKind::kClassic
-                                                ? (kHashId == kHashIdShort64 ? "bloomkit-classic4" : "bloomkit-classic")
-                                            : kLayout == BlockedLayout::kLanes256 ? "bloomkit-blocked256"
-                                                                                  : "bloomkit-blocked";
+  static constexpr std::string_view kName =
+      Filter::kKind == FilterKind::kClassic ? (kHashId == kHashIdShort64 ? "bloomkit-classic4" : "bloomkit-classic")
+      : kLayout == kDefaultLayout           ? "bloomkit-blocked"
+      : kLayout == static_cast<int>(BlockedLayout::kLanes256) ? "bloomkit-blocked256"
+                                                              : "bloomkit-blocked512";
 
   Bloomkit(std::uint64_t n, double fp_rate) : filter_(Make(n, fp_rate)) {}
 
@@ -145,11 +151,18 @@ class Bloomkit {
   [[nodiscard]] double ExpectedFpRate(std::uint64_t) const { return filter_.ExpectedFpRate(); }
 
  private:
+  static std::optional<BlockedLayout> Layout() {
+    if constexpr (kLayout == kDefaultLayout) {
+      return std::nullopt;
+    } else {
+      return static_cast<BlockedLayout>(kLayout);
+    }
+  }
   static Filter Make(std::uint64_t n, double fp_rate) {
     auto filter = Filter::Create({.capacity = n,
                                   .fp_rate = fp_rate,
                                   .max_memory_bytes = std::uint64_t{64} << 30,
-                                  .blocked_layout = kLayout,
+                                  .blocked_layout = Layout(),
                                   .hash_id = kHashId});
     if (!filter.ok()) {
       std::fprintf(stderr, "bloomkit_compare: %s\n", std::string(filter.error().message()).c_str());
@@ -160,6 +173,9 @@ class Bloomkit {
 
   Filter filter_;
 };
+
+constexpr int kLines512 = static_cast<int>(BlockedLayout::kLines512);
+constexpr int kLanes256 = static_cast<int>(BlockedLayout::kLanes256);
 
 #ifdef BLOOMKIT_HAVE_BOOST_BLOOM
 
@@ -245,17 +261,17 @@ template <typename Key>
 using BoostClassic = Boost<Key, 7, boost::bloom::block<unsigned char, 1>, 7>;
 
 using Contender =
-    std::variant<Libbloom, Bloomkit<BloomFilter>, Bloomkit<BlockedBloomFilter>,
-                 Bloomkit<BlockedBloomFilter, BlockedLayout::kLanes256>,
-                 Bloomkit<BloomFilter, BlockedLayout::kLines512, kHashIdShort64>, BoostFmb32<std::uint64_t>,
-                 BoostFmb32<std::string_view>, BoostClassic<std::uint64_t>, BoostClassic<std::string_view>>;
+    std::variant<Libbloom, Bloomkit<BloomFilter>, Bloomkit<BlockedBloomFilter>, Bloomkit<BlockedBloomFilter, kLines512>,
+                 Bloomkit<BlockedBloomFilter, kLanes256>, Bloomkit<BloomFilter, kDefaultLayout, kHashIdShort64>,
+                 BoostFmb32<std::uint64_t>, BoostFmb32<std::string_view>, BoostClassic<std::uint64_t>,
+                 BoostClassic<std::string_view>>;
 constexpr bool kHaveBoost = true;
 
 #else
 
-using Contender = std::variant<Libbloom, Bloomkit<BloomFilter>, Bloomkit<BlockedBloomFilter>,
-                               Bloomkit<BlockedBloomFilter, BlockedLayout::kLanes256>,
-                               Bloomkit<BloomFilter, BlockedLayout::kLines512, kHashIdShort64>>;
+using Contender =
+    std::variant<Libbloom, Bloomkit<BloomFilter>, Bloomkit<BlockedBloomFilter>, Bloomkit<BlockedBloomFilter, kLines512>,
+                 Bloomkit<BlockedBloomFilter, kLanes256>, Bloomkit<BloomFilter, kDefaultLayout, kHashIdShort64>>;
 constexpr bool kHaveBoost = false;
 
 #endif  // BLOOMKIT_HAVE_BOOST_BLOOM
@@ -367,7 +383,7 @@ struct Options {
   std::cerr << "bloomkit_compare: " << error << "\n"
             << "usage: bloomkit_compare [--n=1e6,1e7] [--key-bytes=8,url] [--fp-rate=0.01,0.001]\n"
                "                        "
-               "[--filters=libbloom,classic,classic4,blocked,blocked256,boost-fmb32x8,boost-classic]\n"
+               "[--filters=libbloom,classic,classic4,blocked,blocked512,blocked256,boost-fmb32x8,boost-classic]\n"
                "                        [--reps=5] [--queries=1e6] [--threads=2]\n"
                "                        [--quick] [--json[=FILE]]\n";
   std::exit(2);
@@ -442,7 +458,8 @@ Options ParseOptions(int argc, char** argv) {
       o.filters.clear();
       for (const auto& s : SplitList(need())) {
         const bool boost = s == "boost-fmb32x8" || s == "boost-classic";
-        if (s != "libbloom" && s != "classic" && s != "classic4" && s != "blocked" && s != "blocked256" && !boost) {
+        if (s != "libbloom" && s != "classic" && s != "classic4" && s != "blocked" && s != "blocked512" &&
+            s != "blocked256" && !boost) {
           Usage(
               "--filters takes libbloom, classic, classic4, blocked, blocked256, boost-fmb32x8, boost-classic; got '" +
               s + "'");
@@ -536,14 +553,18 @@ Workload RunWorkload(const Options& o, std::uint64_t n, KeyShape shape, double f
     }
     if (f == "classic4") {
       contenders.push_back(std::make_unique<Contender>(
-          std::in_place_type<Bloomkit<BloomFilter, BlockedLayout::kLines512, kHashIdShort64>>, n, fp_rate));
+          std::in_place_type<Bloomkit<BloomFilter, kDefaultLayout, kHashIdShort64>>, n, fp_rate));
     }
     if (f == "blocked") {
       contenders.push_back(std::make_unique<Contender>(std::in_place_type<Bloomkit<BlockedBloomFilter>>, n, fp_rate));
     }
+    if (f == "blocked512") {
+      contenders.push_back(
+          std::make_unique<Contender>(std::in_place_type<Bloomkit<BlockedBloomFilter, kLines512>>, n, fp_rate));
+    }
     if (f == "blocked256") {
-      contenders.push_back(std::make_unique<Contender>(
-          std::in_place_type<Bloomkit<BlockedBloomFilter, BlockedLayout::kLanes256>>, n, fp_rate));
+      contenders.push_back(
+          std::make_unique<Contender>(std::in_place_type<Bloomkit<BlockedBloomFilter, kLanes256>>, n, fp_rate));
     }
 #ifdef BLOOMKIT_HAVE_BOOST_BLOOM
     const bool k8 = shape == KeyShape::k8;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string_view>
 
 #include "bloomkit/result.h"
@@ -58,8 +59,10 @@ struct BloomOptions {
   std::uint32_t num_hashes = 0;
   // Creating a filter larger than this is an error, not an allocation attempt.
   std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes;
-  // Blocked filters only: the block layout (other kinds ignore it).
-  BlockedLayout blocked_layout = BlockedLayout::kLines512;
+  // Blocked filters only: the block layout (other kinds ignore it). Unset: sized from
+  // capacity and fp_rate, DefaultBlockedLayout(fp_rate) (sizing.h): 256-bit blocks for
+  // fp_rate >= 0.1%, 512-bit ones below; sized by num_bits and num_hashes, kLines512.
+  std::optional<BlockedLayout> blocked_layout = std::nullopt;
   // The hash id (hash.h). Blocked filters of 256-bit blocks: kHashIdShort64 or
   // kHashIdXxh3x64, and 0 picks kHashIdShort64. Classic filters: kHashIdXxh3DoubleHashing
   // (0 picks it) or kHashIdShort64, cheaper for keys of up to 8 bytes. 512-bit blocked

@@ -56,6 +56,16 @@ Result<FilterParameters> CalculateParameters(std::uint64_t capacity, double fp_r
                                              FilterKind kind = FilterKind::kClassic,
                                              std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes);
 
+// The layout of a blocked filter created from capacity and fp_rate alone
+// (BloomOptions::blocked_layout left unset): the 256-bit layout, about 2-3x faster per
+// key, wherever it needs at most ~5% more bits per key than the 512-bit one, which is
+// for fp_rate >= kLanes256DefaultMinFpRate; the 512-bit layout below that, where the
+// 256-bit layout's k <= 8 costs more bits. The table behind the threshold is in
+// docs/FILTERS.md ("Default layout"; bench/compare/layouts.cc measures it).
+//   DefaultBlockedLayout(0.01) -> kLanes256    DefaultBlockedLayout(1e-5) -> kLines512
+inline constexpr double kLanes256DefaultMinFpRate = 1e-3;
+BlockedLayout DefaultBlockedLayout(double fp_rate) noexcept;
+
 // Size of a blocked filter of `layout` for `capacity` keys at `fp_rate` (kLines512 is
 // CalculateParameters(..., FilterKind::kBlocked)); num_bits counts 256-bit blocks for
 // kLanes256.

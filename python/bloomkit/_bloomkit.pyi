@@ -98,7 +98,7 @@ class BlockedBloomFilter(_Intersectable):
         num_bits: int = 0,
         num_hashes: int = 0,
         max_memory: int = ...,
-        block_bits: int = 512,
+        block_bits: int = 0,
     ) -> None: ...
 
 class ConcurrentBloomFilter(_Filter):

@@ -41,12 +41,16 @@ def test_bytes_round_trip(make):
 
 
 def test_concurrent_load(tmp_path):
-    f = bloomkit.BlockedBloomFilter(capacity=1000)
+    # The concurrent blocked filter has 512-bit blocks; at 1% the default layout is 256-bit.
+    f = bloomkit.BlockedBloomFilter(capacity=1000, block_bits=512)
     f.update(KEYS)
     f.save(tmp_path / "b.bf")
     g = bloomkit.load(tmp_path / "b.bf", concurrent=True)
     assert type(g) is bloomkit.ConcurrentBlockedBloomFilter
     assert g.snapshot() == f
+    bloomkit.BlockedBloomFilter(capacity=1000).save(tmp_path / "b256.bf")
+    with pytest.raises(bloomkit.UnsupportedError, match="512-bit blocks"):
+        bloomkit.load(tmp_path / "b256.bf", concurrent=True)
     with pytest.raises(bloomkit.UnsupportedError):
         c = bloomkit.CuckooFilter(capacity=100)
         bloomkit.from_bytes(c.to_bytes(), concurrent=True)

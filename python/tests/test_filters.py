@@ -307,7 +307,12 @@ def test_blocked_filter_of_256_bit_blocks():
     f = bloomkit.BlockedBloomFilter(capacity=15_000, block_bits=256)
     assert f.info()["block_bits"] == 256
     assert f.info()["hash_id"] == 4  # the short-key hash (docs/FORMAT.md)
-    assert bloomkit.BlockedBloomFilter(capacity=10_000).info()["block_bits"] == 512
+    # The default layout follows the rate (docs/FILTERS.md, "Default layout").
+    assert bloomkit.BlockedBloomFilter(capacity=10_000).info()["block_bits"] == 256
+    assert bloomkit.BlockedBloomFilter(capacity=10_000, fp_rate=0.001).info()["block_bits"] == 256
+    assert bloomkit.BlockedBloomFilter(capacity=10_000, fp_rate=1e-4).info()["block_bits"] == 512
+    assert bloomkit.BlockedBloomFilter(capacity=10_000, block_bits=512).info()["block_bits"] == 512
+    assert bloomkit.BlockedBloomFilter(num_bits=1 << 16, num_hashes=7).info()["block_bits"] == 512
     keys = [f"k{i}" for i in range(10_000)] + [i.to_bytes(8, "little") for i in range(5_000)]
     f.update(keys)
     assert all(f.contains_many(keys))

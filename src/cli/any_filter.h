@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -53,12 +54,12 @@ struct CreateSpec {
   std::uint64_t capacity = 0;
   double fp_rate = 0.01;
   std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes;
-  std::uint32_t growth = 2;                                 // scalable: each stage this many times the last
-  std::uint32_t bucket_size = 4;                            // cuckoo
-  std::uint32_t expansion = 1;                              // cuckoo: 0 = never grow
-  BlockedLayout blocked_layout = BlockedLayout::kLines512;  // blocked
-  std::uint64_t window_ms = 24 * 3'600'000;                 // windowed: W in milliseconds
-  std::uint32_t generations = 24;                           // windowed: G
+  std::uint32_t growth = 2;                                    // scalable: each stage this many times the last
+  std::uint32_t bucket_size = 4;                               // cuckoo
+  std::uint32_t expansion = 1;                                 // cuckoo: 0 = never grow
+  std::optional<BlockedLayout> blocked_layout = std::nullopt;  // blocked; unset: DefaultBlockedLayout
+  std::uint64_t window_ms = 24 * 3'600'000;                    // windowed: W in milliseconds
+  std::uint32_t generations = 24;                              // windowed: G
 };
 
 // Everything `bloomkit info` shows, for any kind.

@@ -39,7 +39,11 @@ int RunCalc(const CalcOptions& o) {
   if (!o.fp_rate.empty()) {
     const double fp_rate = Take(ParseRate(o.fp_rate, "--fp-rate"), "");
     Check(ValidateFpRate(fp_rate), "--fp-rate");
-    p = Take(CalculateParameters(capacity, fp_rate, kind, kCalcMaxBytes), "");
+    // A blocked filter is sized as `create --kind blocked` makes it: the default layout
+    // for the rate (DefaultBlockedLayout).
+    p = kind == FilterKind::kBlocked
+            ? Take(CalculateBlockedParameters(capacity, fp_rate, DefaultBlockedLayout(fp_rate), kCalcMaxBytes), "")
+            : Take(CalculateParameters(capacity, fp_rate, kind, kCalcMaxBytes), "");
   } else {
     const std::uint64_t bits = Take(ParseCount(o.bits, "--bits"), "");
     p = Take(CalculateFpRateForBits(capacity, bits, kind), "");

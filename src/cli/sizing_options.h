@@ -23,7 +23,7 @@ struct SizingOptions {
   std::string growth = "2";
   std::string bucket_size = "4";
   std::string expansion = "1";
-  std::string block_bits = "512";
+  std::string block_bits;  // "": the default layout for the rate
   std::string window = "24h";
   std::string generations = "24";
   bool compress = false;

@@ -60,7 +60,9 @@ Result<BlockedBloomFilter> BlockedBloomFilter::Create(const BloomOptions& option
   std::uint32_t num_hashes = 0;
   std::uint64_t capacity = options.capacity;
   double fp_rate = options.fp_rate;
-  const BlockedLayout layout = options.blocked_layout;
+  const bool sized_by_rate = options.num_bits == 0 && options.num_hashes == 0;
+  const BlockedLayout layout =
+      options.blocked_layout.value_or(sized_by_rate ? DefaultBlockedLayout(options.fp_rate) : BlockedLayout::kLines512);
   if (layout != BlockedLayout::kLines512 && layout != BlockedLayout::kLanes256) {
     return MakeError(ErrorCode::kInvalidArgument, "blocked layout ", static_cast<int>(layout),
                      " is not 0 (512-bit blocks) or 1 (256-bit blocks)");

@@ -269,7 +269,10 @@ Result<ConcurrentBlockedBloomFilter> WrapBlocked(Result<BlockedBloomFilter> filt
 }  // namespace
 
 Result<ConcurrentBlockedBloomFilter> ConcurrentBlockedBloomFilter::Create(const BloomOptions& options) {
-  return WrapBlocked(BlockedBloomFilter::Create(options),
+  // The concurrent filter has 512-bit blocks only, so that is its default.
+  BloomOptions lines = options;
+  if (!lines.blocked_layout) lines.blocked_layout = BlockedLayout::kLines512;
+  return WrapBlocked(BlockedBloomFilter::Create(lines),
                      [](BlockedBloomFilter f) -> Result<ConcurrentBlockedBloomFilter> {
                        return ConcurrentBlockedBloomFilter(std::move(f));
                      });

@@ -218,6 +218,10 @@ Result<FilterParameters> CalculateParameters(std::uint64_t capacity, double fp_r
   return out;
 }
 
+BlockedLayout DefaultBlockedLayout(double fp_rate) noexcept {
+  return fp_rate >= kLanes256DefaultMinFpRate ? BlockedLayout::kLanes256 : BlockedLayout::kLines512;
+}
+
 Result<FilterParameters> CalculateBlockedParameters(std::uint64_t capacity, double fp_rate, BlockedLayout layout,
                                                     std::uint64_t max_memory_bytes) {
   using internal::MakeError;

@@ -13,7 +13,8 @@ struct BlockedTraits : DefaultFilterTraits<bloomkit::BlockedBloomFilter> {
   // num_blocks, num_hashes, block layout.
   static constexpr std::size_t kUsedParams = 3;
   static bloomkit::Result<Filter> Make(std::uint64_t capacity, double fp_rate) {
-    return Filter::Create({.capacity = capacity, .fp_rate = fp_rate});
+    return Filter::Create(
+        {.capacity = capacity, .fp_rate = fp_rate, .blocked_layout = bloomkit::BlockedLayout::kLines512});
   }
 };
 

@@ -115,11 +115,19 @@ inline const std::vector<Recipe>& Recipes() {
          for (std::int64_t i = -100; i < 100; ++i) OkOrThrow(f.Add(bloomkit::IntegerKey(i)));
          return f.Serialize();
        }},
+      // Written when 512-bit blocks were the layout of every blocked filter; today a filter
+      // sized at 1% gets 256-bit blocks unless it asks (DefaultBlockedLayout), so these ask.
       {"blocked_500.bkf", "blocked, capacity 1000 at 1%, key:0..key:499: block choice, salts, lanes",
        FilterKind::kBlocked, false, KeyForm::kStrings, 500,
-       [] { return WithKeys<BlockedBloomFilter>({.capacity = 1000, .fp_rate = 0.01}, 500, false); }},
+       [] {
+         return WithKeys<BlockedBloomFilter>(
+             {.capacity = 1000, .fp_rate = 0.01, .blocked_layout = bloomkit::BlockedLayout::kLines512}, 500, false);
+       }},
       {"blocked_500_zstd.bkf", "blocked_500 with a zstd payload", FilterKind::kBlocked, true, KeyForm::kStrings, 500,
-       [] { return WithKeys<BlockedBloomFilter>({.capacity = 1000, .fp_rate = 0.01}, 500, true); }},
+       [] {
+         return WithKeys<BlockedBloomFilter>(
+             {.capacity = 1000, .fp_rate = 0.01, .blocked_layout = bloomkit::BlockedLayout::kLines512}, 500, true);
+       }},
       {"blocked_k16.bkf", "blocked, 8 blocks and 16 hashes (two bits in every lane), key:0..key:99",
        FilterKind::kBlocked, false, KeyForm::kStrings, 100,
        [] { return WithKeys<BlockedBloomFilter>({.num_bits = 4096, .num_hashes = 16}, 100, false); }},

@@ -31,7 +31,11 @@ using bloomkit_test::Key;
 using bloomkit_test::KeySet;
 namespace kernels = bloomkit::internal;
 
-BlockedBloomFilter MakeFilter(const BloomOptions& options) {
+// The filters of this file have 512-bit blocks (blocked_lanes_test.cc has the 256-bit
+// layout's tests): a filter sized by rate asks for them, as the default layout at these
+// rates is the 256-bit one.
+BlockedBloomFilter MakeFilter(BloomOptions options) {
+  if (!options.blocked_layout) options.blocked_layout = BlockedLayout::kLines512;
   auto f = BlockedBloomFilter::Create(options);
   if (!f.ok()) throw std::runtime_error("Create failed: " + f.error().message());
   return std::move(f).value();
@@ -345,6 +349,42 @@ TEST(BlockedBloomFilterCreateTest, ExplicitBitsRoundUpToBlocks) {
   EXPECT_EQ(f.capacity(), static_cast<std::uint64_t>(std::round(1024 * std::log(2.0) / 6)));
   EXPECT_DOUBLE_EQ(f.fp_rate(), BlockedFpRate(2, static_cast<double>(f.capacity()), 6));
   EXPECT_TRUE(BlockedBloomFilter::Create({.num_bits = 1, .num_hashes = 16}).ok());
+}
+
+// A filter given only capacity and fp_rate gets DefaultBlockedLayout(fp_rate): 256-bit
+// blocks and hash id 4 where they need at most 7.5% more bits per key than 512-bit ones
+// (sizing.h; docs/FILTERS.md, "Default layout"), 512-bit blocks below 0.1% and whenever
+// it is sized by num_bits and num_hashes.
+TEST(BlockedBloomFilterCreateTest, DefaultLayoutFollowsTheRate) {
+  for (const double p : {0.3, 0.1, 0.05, 0.01, 0.005, 0.002, 0.001, 9e-4, 5e-4, 1e-4, 1e-5, 1e-6, 1e-9}) {
+    SCOPED_TRACE(p);
+    auto lines = CalculateBlockedParameters(100'000, p, BlockedLayout::kLines512);
+    auto lanes = CalculateBlockedParameters(100'000, p, BlockedLayout::kLanes256);
+    ASSERT_TRUE(lines.ok() && lanes.ok());
+    const bool want_lanes = lanes->bits_per_key <= 1.075 * lines->bits_per_key;
+    EXPECT_EQ(DefaultBlockedLayout(p), want_lanes ? BlockedLayout::kLanes256 : BlockedLayout::kLines512)
+        << "256-bit: " << lanes->bits_per_key << " bits/key, 512-bit: " << lines->bits_per_key;
+    auto f = BlockedBloomFilter::Create({.capacity = 100'000, .fp_rate = p});
+    ASSERT_TRUE(f.ok()) << f.error().message();
+    EXPECT_EQ(f->layout(), DefaultBlockedLayout(p));
+    EXPECT_EQ(f->num_bits(), want_lanes ? lanes->num_bits : lines->num_bits);
+    EXPECT_EQ(f->hash_id(), want_lanes ? kHashIdShort64 : kHashIdXxh3DoubleHashing);
+  }
+  EXPECT_EQ(DefaultBlockedLayout(0.01), BlockedLayout::kLanes256);
+  EXPECT_EQ(DefaultBlockedLayout(1e-4), BlockedLayout::kLines512);
+  // Sized explicitly: 512-bit blocks (k may be up to 16 there).
+  EXPECT_EQ(MakeFilter({.num_bits = 4096, .num_hashes = 7}).layout(), BlockedLayout::kLines512);
+  auto explicit_bits = BlockedBloomFilter::Create({.num_bits = 4096, .num_hashes = 7});
+  ASSERT_TRUE(explicit_bits.ok());
+  EXPECT_EQ(explicit_bits->layout(), BlockedLayout::kLines512);
+  // Asked for, a layout is kept at any rate.
+  auto asked =
+      BlockedBloomFilter::Create({.capacity = 1000, .fp_rate = 0.01, .blocked_layout = BlockedLayout::kLines512});
+  ASSERT_TRUE(asked.ok());
+  EXPECT_EQ(asked->layout(), BlockedLayout::kLines512);
+  asked = BlockedBloomFilter::Create({.capacity = 1000, .fp_rate = 1e-6, .blocked_layout = BlockedLayout::kLanes256});
+  ASSERT_TRUE(asked.ok());
+  EXPECT_EQ(asked->layout(), BlockedLayout::kLanes256);
 }
 
 void ExpectCreateError(const BloomOptions& options, ErrorCode code, const std::string& fragment) {

@@ -91,11 +91,12 @@ TEST(BlockedLanesTest, BitsAreTheDocumentedPattern) {
 
 TEST(BlockedLanesTest, NewFiltersTakeHashId4) {
   EXPECT_EQ(Make(Lanes({.capacity = 100})).hash_id(), kHashIdShort64);
-  EXPECT_EQ(Make({.capacity = 100}).hash_id(), kHashIdXxh3DoubleHashing);
+  EXPECT_EQ(Make({.capacity = 100, .blocked_layout = BlockedLayout::kLines512}).hash_id(), kHashIdXxh3DoubleHashing);
   // A hash a layout does not define is refused, naming it.
   for (const BloomOptions& bad :
        {Lanes({.capacity = 100, .hash_id = kHashIdXxh3DoubleHashing}), Lanes({.capacity = 100, .hash_id = 9}),
-        BloomOptions{.capacity = 100, .hash_id = 4}, BloomOptions{.capacity = 100, .hash_id = 3}}) {
+        BloomOptions{.capacity = 100, .blocked_layout = BlockedLayout::kLines512, .hash_id = 4},
+        BloomOptions{.capacity = 100, .blocked_layout = BlockedLayout::kLines512, .hash_id = 3}}) {
     auto f = BlockedBloomFilter::Create(bad);
     ASSERT_FALSE(f.ok());
     EXPECT_EQ(f.error().code(), ErrorCode::kInvalidArgument);
@@ -361,7 +362,7 @@ void Patch16(std::vector<std::byte>& bytes, std::size_t at, std::uint16_t v) {
 
 TEST(BlockedLanesTest, MismatchedFieldsAreRefused) {
   BlockedBloomFilter lanes = Make(Lanes({.capacity = 100}));
-  BlockedBloomFilter lines = Make({.capacity = 100});
+  BlockedBloomFilter lines = Make({.capacity = 100, .blocked_layout = BlockedLayout::kLines512});
   // Hash id 3 with layout 0, hash id 1 with layout 1: kUnknownHash, whatever the checksum.
   std::vector<std::byte> a = lines.Serialize();
   Patch16(a, kOffHashId, kHashIdXxh3x64);

@@ -24,7 +24,9 @@ using bloomkit::ConcurrentBloomFilter;
 
 template <typename Plain, typename Concurrent>
 void ExpectSameFilesBothWays() {
-  const bloomkit::BloomOptions options{.capacity = 50'000, .fp_rate = 0.01};
+  // The concurrent blocked filter has 512-bit blocks only (classic filters ignore this).
+  const bloomkit::BloomOptions options{
+      .capacity = 50'000, .fp_rate = 0.01, .blocked_layout = bloomkit::BlockedLayout::kLines512};
   auto plain = Plain::Create(options);
   auto concurrent = Concurrent::Create(options);
   ASSERT_TRUE(plain.ok() && concurrent.ok());

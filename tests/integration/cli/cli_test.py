@@ -182,6 +182,25 @@ class RoundTripTest(CliTestCase):
         code, out, _ = run("query", bf, others, "--print", "absent")
         self.assertEqual(len(out.decode().splitlines()), self.N - len(present))
 
+    def test_blocked_default_layout_follows_the_rate(self):
+        # --kind blocked without --block-bits: 256-bit blocks and hash id 4 at rates of
+        # 0.1% and up, 512-bit blocks and hash id 1 below (docs/FILTERS.md, "Default layout").
+        for rate, hash_id, layout in ((0.01, 4, 1), (0.001, 4, 1), (0.0001, 1, 0)):
+            bf = self.path(f"default_{rate}.bf")
+            run("create", bf, "--capacity", 1000, "--fp-rate", rate, "--kind", "blocked", check=EXIT_OK)
+            with open(bf, "rb") as f:
+                header = f.read(128)
+            self.assertEqual(int.from_bytes(header[18:20], "little"), hash_id, rate)
+            self.assertEqual(int.from_bytes(header[88:96], "little"), layout, rate)
+            calc = json.loads(run("calc", "--capacity", 1000, "--fp-rate", rate, "--kind", "blocked", "--json",
+                                  check=EXIT_OK)[1])
+            self.assertEqual(calc["bits"], self.info(bf)["bits"], rate)
+        bf = self.path("asked.bf")
+        run("create", bf, "--capacity", 1000, "--kind", "blocked", "--block-bits", 512, check=EXIT_OK)
+        with open(bf, "rb") as f:
+            header = f.read(128)
+        self.assertEqual(int.from_bytes(header[88:96], "little"), 0)
+
     def test_blocked_256_bit_blocks(self):
         keys = self.path("keys.txt")
         others = self.path("others.txt")
