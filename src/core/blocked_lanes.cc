@@ -150,14 +150,26 @@ struct LaneOpsOf {
     }
   }
   // The batch loop of items that hash with no call (8-byte keys under hash id 4, and
-  // callers' hashes): one pass, in which item i is hashed, its block prefetched and
-  // kept in a ring of `ring` slots (a power of two), and item i - ring is probed. With
-  // no call in it, the loop keeps its constants in registers.
+  // callers' hashes). A filter the caches hold: one plain loop. A larger one: one pass,
+  // in which item i is hashed, its block prefetched and kept in a ring of 64 slots, and
+  // item i - 64 is probed. With no call in it, the loop keeps its constants in registers.
   template <bool kForWrite, typename Items, typename HashOf, typename Visit>
   static void Pipelined(const std::uint64_t* words, std::uint64_t num_blocks, Items items, HashOf hash_of,
                         Visit&& visit) noexcept {
     const std::size_t n = items.size();
-    const std::size_t ring = num_blocks * 32 >= kInMemoryFilterBytes ? kLargeGroup : kSmallGroup;
+    if (num_blocks * 32 < kInMemoryFilterBytes) {
+      // A filter in the caches: the plain loop, as a caller's loop of single calls runs
+      // it; the out-of-order core overlaps the independent probes by itself. The ring's
+      // stores, reloads and prefetches cost instructions here and bought nothing: per
+      // 8-byte key (callgrind, n = 10^5) a batch add took 33.2 instructions against the
+      // single add's 34.0, a batch query 32.1 against 26.0; with this loop 26.1 and 25.0.
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t h = hash_of(items[i]);
+        visit(i, BlockOf(words, num_blocks, h), h);
+      }
+      return;
+    }
+    const std::size_t ring = kLargeGroup;
     const std::size_t mask = ring - 1;
     std::uint64_t hashes[kLargeGroup];
     std::uint64_t* blocks[kLargeGroup];

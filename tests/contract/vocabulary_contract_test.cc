@@ -6,10 +6,12 @@
 // the list of kinds and their options at the bottom.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -171,6 +173,89 @@ TEST(VocabularyContractTest, ConcurrentClassic) {
 }
 TEST(VocabularyContractTest, ConcurrentBlocked) {
   Exercise<bloomkit::ConcurrentBlockedBloomFilter>({.capacity = kCapacity, .fp_rate = 0.01});
+}
+
+// Batches are a faster way to make single calls, never another meaning: a filter fed
+// by AddBatch / AddHashBatch holds the bytes (bits and count) of one fed key by key, and
+// MayContainBatch answers each key as MayContain does. Keys of 8 bytes (the short-key
+// path of hash id 4), 16 bytes, and of every length 0..40; a filter the caches hold and
+// one past kInMemoryFilterBytes (4 MiB), whose batches prefetch ahead.
+std::vector<std::string> BatchKeys(int form, char tag, std::uint64_t count) {
+  std::vector<std::string> keys;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::string k(Key(tag, i).view());  // 9 bytes: tag + 8
+    const std::uint64_t v = SplitMix64(i ^ static_cast<std::uint64_t>(tag));
+    if (form == 0) k = k.substr(1);                              // 8 bytes
+    if (form == 1) k += k.substr(2);                             // 16 bytes
+    if (form == 2) k = (k + k + k + k + k).substr(0, (v % 41));  // 0..40 bytes
+    keys.push_back(std::move(k));
+  }
+  return keys;
+}
+
+template <bloomkit::Filter F>
+void BatchAgreesWithSingleCalls(const typename F::Options& options, std::uint64_t num_keys) {
+  for (int form = 0; form < 3; ++form) {
+    SCOPED_TRACE(testing::Message() << "key form " << form << ", " << num_keys << " keys");
+    auto a = F::Create(options);
+    auto b = F::Create(options);
+    ASSERT_TRUE(a.ok() && b.ok()) << Describe(a);
+    const std::vector<std::string> keys = BatchKeys(form, 'k', num_keys);
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    views.insert(views.end(), views.begin(), views.begin() + static_cast<std::ptrdiff_t>(num_keys / 10));  // repeats
+    for (std::string_view k : views) ASSERT_TRUE(a->Add(k).ok());
+    ASSERT_TRUE(b->AddBatch(views).ok());
+    const std::vector<std::uint64_t> hashes = Hashes(7, 3000);
+    for (std::uint64_t h : hashes) ASSERT_TRUE(a->AddHash(h).ok());
+    ASSERT_TRUE(b->AddHashBatch(hashes).ok());
+    EXPECT_EQ(a->count(), b->count());
+    EXPECT_TRUE(a->Serialize(bloomkit::SaveOptions{}) == b->Serialize(bloomkit::SaveOptions{}))
+        << "a batch set other bits or another count than single adds";
+
+    const std::vector<std::string> probes = BatchKeys(form, 'q', 20'000);
+    std::vector<std::string_view> probe_views(probes.begin(), probes.end());
+    probe_views.insert(probe_views.end(), views.begin(), views.begin() + 2000);
+    std::unique_ptr<bool[]> out(new bool[probe_views.size()]);
+    const std::size_t hits = b->MayContainBatch(probe_views, std::span<bool>(out.get(), probe_views.size()));
+    std::size_t single_hits = 0;
+    for (std::size_t i = 0; i < probe_views.size(); ++i) {
+      ASSERT_EQ(out[i], b->MayContain(probe_views[i])) << "key " << i;
+      single_hits += out[i] ? 1U : 0U;
+    }
+    EXPECT_EQ(hits, single_hits);
+    const std::vector<std::uint64_t> hash_probes = Hashes(1, 6000);  // the first 3000 added
+    std::unique_ptr<bool[]> hash_out(new bool[hash_probes.size()]);
+    const std::size_t hash_hits =
+        b->MayContainHashBatch(hash_probes, std::span<bool>(hash_out.get(), hash_probes.size()));
+    std::size_t single_hash_hits = 0;
+    for (std::size_t i = 0; i < hash_probes.size(); ++i) {
+      ASSERT_EQ(hash_out[i], b->MayContainHash(hash_probes[i])) << "hash " << i;
+      single_hash_hits += hash_out[i] ? 1U : 0U;
+    }
+    EXPECT_EQ(hash_hits, single_hash_hits);
+  }
+}
+
+// Cached: 20,000 keys at 1%, about 25 KB. In DRAM: sized for 4 million keys (5 MB),
+// 30,000 of them added.
+TEST(VocabularyContractTest, BatchesAgreeWithSingleCalls) {
+  using bloomkit::BlockedLayout;
+  for (const std::uint64_t capacity : {std::uint64_t{20'000}, std::uint64_t{4'000'000}}) {
+    const std::uint64_t n = std::min<std::uint64_t>(capacity, 30'000);
+    BatchAgreesWithSingleCalls<bloomkit::BloomFilter>({.capacity = capacity, .fp_rate = 0.01}, n);
+    BatchAgreesWithSingleCalls<bloomkit::BloomFilter>({.capacity = capacity, .fp_rate = 0.01, .hash_id = 4}, n);
+    BatchAgreesWithSingleCalls<bloomkit::BlockedBloomFilter>({.capacity = capacity, .fp_rate = 0.01}, n);
+    BatchAgreesWithSingleCalls<bloomkit::BlockedBloomFilter>({.capacity = capacity, .fp_rate = 1e-4}, n);
+    BatchAgreesWithSingleCalls<bloomkit::BlockedBloomFilter>(
+        {.capacity = capacity, .fp_rate = 0.01, .blocked_layout = BlockedLayout::kLines512}, n);
+    BatchAgreesWithSingleCalls<bloomkit::BlockedBloomFilter>(
+        {.capacity = capacity, .fp_rate = 0.01, .blocked_layout = BlockedLayout::kLanes256, .hash_id = 3}, n);
+    BatchAgreesWithSingleCalls<bloomkit::CountingBloomFilter>({.bloom = {.capacity = capacity, .fp_rate = 0.01}}, n);
+    BatchAgreesWithSingleCalls<bloomkit::ScalableBloomFilter>({.initial_capacity = capacity / 8, .fp_rate = 0.01}, n);
+    BatchAgreesWithSingleCalls<bloomkit::ConcurrentBloomFilter>({.capacity = capacity, .fp_rate = 0.01}, n);
+    BatchAgreesWithSingleCalls<bloomkit::ConcurrentBlockedBloomFilter>({.capacity = capacity, .fp_rate = 0.01}, n);
+    if (HasFatalFailure()) return;
+  }
 }
 
 // Synchronized<F> has the operations (not construction: it neither moves nor copies).

@@ -238,9 +238,9 @@ TEST(BlockedLanesTest, BatchesMatchSingleKeys) {
 }
 
 // Batches whose keys are all 8 bytes long (and batches of callers' hashes) take a
-// one-pass ring of 16 slots (a filter the caches hold) or 64 (a larger one). Every
-// batch length around the ring's size: batches set the bits and count of single adds,
-// answer as single queries do, and the portable and AVX2 kernels agree.
+// plain loop (a filter the caches hold) or a one-pass ring of 64 slots (a larger one).
+// Every batch length around the ring's size: batches set the bits and count of single
+// adds, answer as single queries do, and the portable and AVX2 kernels agree.
 TEST(BlockedLanesTest, EightByteKeyBatchesMatchSingleKeysAtEveryRingLength) {
   const BloomOptions shapes[] = {{.capacity = 3'000, .fp_rate = 0.01},
                                  {.num_bits = std::uint64_t{1} << 26, .num_hashes = 7}};
