@@ -233,6 +233,9 @@ struct LaneOpsOf {
   static std::uint64_t InsertKeys(std::uint64_t* words, std::uint64_t num_blocks,
                                   std::span<const std::string_view> keys) noexcept {
     if constexpr (std::is_same_v<KeyHash, ShortKeyHash>) {
+      if (num_blocks * 32 < kInMemoryFilterBytes) {
+        return InsertPipelined(words, num_blocks, keys, [](std::string_view k) { return KeyHash::Of(k); });
+      }
       if (internal::AllEightBytes(keys)) {
         return InsertPipelined(words, num_blocks, keys, [](std::string_view k) { return Probe::Hash8(k.data()); });
       }
@@ -242,6 +245,15 @@ struct LaneOpsOf {
   static std::size_t ContainsKeys(const std::uint64_t* words, std::uint64_t num_blocks,
                                   std::span<const std::string_view> keys, bool* out) noexcept {
     if constexpr (std::is_same_v<KeyHash, ShortKeyHash>) {
+      if (num_blocks * 32 < kInMemoryFilterBytes) {
+        // A cached filter: the plain loop (Pipelined's cached case) with the hash that
+        // takes 8-byte keys on a predicted branch, and no pass over the lengths first.
+        // That pass made the batch query of 8-byte keys 7-16% slower than a loop of
+        // inline single queries (n = 10^5, bloomkit_batch_vs_single), although this
+        // loop runs 3 more instructions per key (28.0 against 25.0, callgrind).
+        return ContainsPipelined(
+            words, num_blocks, keys, [](std::string_view k) { return KeyHash::Of(k); }, out);
+      }
       if (internal::AllEightBytes(keys)) {
         return ContainsPipelined(
             words, num_blocks, keys, [](std::string_view k) { return Probe::Hash8(k.data()); }, out);
