@@ -9,6 +9,9 @@
 // A classic filter of hash id 4 expands the 64-bit hash to a probe pair
 // (ShortKeyPair); its measured rate on the same key sets must be the classic formula's.
 //
+// DefaultFiltersStayBelowTheFormulaAtEveryFill is one-sided: the filters a caller gets
+// by default must not exceed the formula by more than 3 sigma at any fill tested.
+//
 // The same checks run on a deliberately weak hash (the key's first 8 bytes), which they
 // must reject: that is how these tests are known to be able to fail.
 #include <gtest/gtest.h>
@@ -256,6 +259,71 @@ TEST(HashQualityTest, FilterRateAtTheoryOnSequentialIntegers) {
   for (std::uint64_t i = kN; i < kN + kQ; ++i) false_positives += f->MayContain(IntegerKey(i)) ? 1U : 0U;
   const double expected = f->ExpectedFpRate() * static_cast<double>(kQ);
   EXPECT_NEAR(static_cast<double>(false_positives), expected, 5 * std::sqrt(expected));
+}
+
+// One-sided, at every fill: a filter created with only capacity and fp_rate (the
+// defaults: classic with XXH3-128, blocked with 256-bit blocks and hash id 4 at 1%,
+// 512-bit blocks and XXH3-128 at 0.01%) must not answer absent keys of any family more
+// often than its formula says, plus 3 standard deviations, at 50%, 75%, 100% and 125%
+// of capacity. Fewer false positives than the formula are no defect. Levels where the
+// formula expects fewer than 5 false positives among the queries are skipped (the
+// normal bound means nothing there); at least two levels per filter and family run.
+TEST(HashQualityTest, DefaultFiltersStayBelowTheFormulaAtEveryFill) {
+  constexpr std::uint64_t kN = 1 << 14;
+  constexpr std::uint64_t kQ = 1 << 17;
+  struct Subject {
+    const char* name;
+    std::function<double(std::uint64_t)> formula;  // expected rate with n keys
+    std::function<void(const std::string&)> add;
+    std::function<bool(const std::string&)> query;
+  };
+  for (const Family& family : Families()) {
+    auto classic = BloomFilter::Create({.capacity = kN, .fp_rate = 0.01});
+    auto blocked = BlockedBloomFilter::Create({.capacity = kN, .fp_rate = 0.01});
+    auto deep = BlockedBloomFilter::Create({.capacity = kN, .fp_rate = 1e-4});
+    ASSERT_TRUE(classic.ok() && blocked.ok() && deep.ok());
+    ASSERT_EQ(blocked->layout(), BlockedLayout::kLanes256);
+    ASSERT_EQ(deep->layout(), BlockedLayout::kLines512);
+    const Subject subjects[] = {
+        {"classic 1%",
+         [&](std::uint64_t n) {
+           return ClassicFpRate(static_cast<double>(classic->num_bits()), static_cast<double>(n),
+                                classic->num_hashes());
+         },
+         [&](const std::string& k) { ASSERT_TRUE(classic->Add(k).ok()); },
+         [&](const std::string& k) { return classic->MayContain(k); }},
+        {"blocked 1% (256-bit)",
+         [&](std::uint64_t n) {
+           return Lanes256FpRate(blocked->num_blocks(), static_cast<double>(n), blocked->num_hashes());
+         },
+         [&](const std::string& k) { ASSERT_TRUE(blocked->Add(k).ok()); },
+         [&](const std::string& k) { return blocked->MayContain(k); }},
+        {"blocked 0.01% (512-bit)",
+         [&](std::uint64_t n) { return BlockedFpRate(deep->num_blocks(), static_cast<double>(n), deep->num_hashes()); },
+         [&](const std::string& k) { ASSERT_TRUE(deep->Add(k).ok()); },
+         [&](const std::string& k) { return deep->MayContain(k); }},
+    };
+    std::vector<std::string> absent;
+    for (std::uint64_t i = 0; i < kQ; ++i) absent.push_back(family.key(2 * kN + i));
+    for (const Subject& subject : subjects) {
+      std::uint64_t added = 0;
+      int levels = 0;
+      for (const std::uint64_t fill : {kN / 2, 3 * kN / 4, kN, 5 * kN / 4}) {
+        for (; added < fill; ++added) subject.add(family.key(added));
+        const double p = subject.formula(fill);
+        const double expected = p * static_cast<double>(kQ);
+        if (expected < 5) continue;
+        ++levels;
+        std::uint64_t false_positives = 0;
+        for (const std::string& k : absent) false_positives += subject.query(k) ? 1U : 0U;
+        const double bound = expected + 3 * std::sqrt(expected * (1 - p));
+        EXPECT_LE(static_cast<double>(false_positives), bound)
+            << family.name << ", " << subject.name << ", " << fill << " keys: " << false_positives
+            << " false positives of " << kQ << ", formula " << expected;
+      }
+      EXPECT_GE(levels, 2) << family.name << ", " << subject.name;
+    }
+  }
 }
 
 }  // namespace
