@@ -135,15 +135,18 @@ Result<bool> WindowedBloomFilter::Record(std::uint64_t hash) {
     g.stages.clear();
   }
   g.epoch = e;
-  // Stages are blocked filters of 512-bit blocks: AddHash(h) and MayContainHash(h) are
+  // Stages are blocked filters of 512-bit blocks, whatever the default layout for their
+  // rate, since a key is hashed once for all of them: AddHash(h) and MayContainHash(h) are
   // AddHashPair and MayContainHashPair of ExpandHash(h), computed once here.
   const HashPair pair = ExpandHash(hash);
   for (const BlockedBloomFilter& s : g.stages) {
     if (s.MayContainHashPair(pair)) return false;
   }
   if (g.stages.empty() || (g.stages.back().count() >= stage_capacity_ && num_stages() < max_stages_)) {
-    auto stage = BlockedBloomFilter::Create(
-        {.capacity = stage_capacity_, .fp_rate = stage_fp_rate_, .max_memory_bytes = max_memory_bytes_});
+    auto stage = BlockedBloomFilter::Create({.capacity = stage_capacity_,
+                                             .fp_rate = stage_fp_rate_,
+                                             .max_memory_bytes = max_memory_bytes_,
+                                             .blocked_layout = BlockedLayout::kLines512});
     if (!stage.ok()) return std::move(stage).error();
     try {
       g.stages.push_back(std::move(stage).value());
