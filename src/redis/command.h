@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// The command plumbing of bloomkit.so: one wrapper that runs every handler, catches
-// every exception and turns a returned Error into an error reply, plus small RAII and
-// reply helpers. Handlers are `Status Handler(Command&)`: they either reply and return
-// OK, or reply nothing and return the error whose message is the reply text.
+// The command plumbing of bloomkit.so. Every command is one row of the command table
+// (commands.cc): its name, arity, flags, ACL categories, key spec and handler. Redis
+// calls RunCommand for every row; it checks the arity, opens the key (argv[1]) once in
+// the row's mode, runs the handler, catches every exception and turns a returned Error
+// into an error reply. Handlers are `Status Handler(Command&)`: they either reply and
+// return OK, or reply nothing and return the error whose message is the reply text.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <exception>
-#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,14 +16,12 @@
 
 #include "args.h"
 #include "bloomkit/result.h"
+#include "config.h"
+#include "memory.h"
 #include "redismodule_api.h"
 #include "replies.h"
-#include "stats.h"
 
 namespace bloomkit::redis {
-
-// The module's settings, fixed at load time.
-const ModuleConfig& Config() noexcept;
 
 // An error whose message is the whole reply text.
 inline Error ReplyError(std::string_view text) {
@@ -31,34 +30,43 @@ inline Error ReplyError(std::string_view text) {
 inline Error ReplyError(std::string_view text, std::string_view detail) {
   return Error(ErrorCode::kInvalidArgument, std::string(text) + ": " + std::string(detail));
 }
+// A command whose arguments turn out to be too few once parsed (an option without its
+// value, ITEMS without items): RunCommand answers with Redis' own arity error.
+Error WrongArity();
 // The reply text for an error of the core library (creating, growing, loading a filter):
 // kTooLarge is "ERR filter too large: ...", kFull "ERR non scaling filter is full", and
 // kInvalidArgument (parameters no filter can have) `cannot_create` and the reason.
 Error CoreError(const Error& error, std::string_view cannot_create = reply::kBfCannotCreate);
 
-// maxmemory (module.cc): Dispatch brackets every command with Begin/EndCommand. While a
-// client's command runs on a server with maxmemory, filter allocations of 64 KiB or
-// more that would take used_memory past it are refused; AllocationRefusal() is then the
-// OOM reply text (empty otherwise). CheckMemoryFor does the same check for memory that
-// is about to be allocated outside the filter allocator (LOADCHUNK's pending bytes).
-void BeginCommand(RedisModuleCtx* ctx) noexcept;
-void EndCommand() noexcept;
-const std::string& AllocationRefusal() noexcept;
-Status CheckMemoryFor(std::uint64_t bytes);
-// Whether the command running comes from a client (not replicated from a primary, not
-// the AOF being loaded: their limits were applied where they were first run).
-bool CommandFromClient() noexcept;
+// An open key, closed when it goes out of scope.
+class OpenKey {
+ public:
+  OpenKey(RedisModuleCtx* ctx, RedisModuleString* name, int mode) noexcept : key_(rm.OpenKey(ctx, name, mode)) {}
+  ~OpenKey() {
+    if (key_ != nullptr) rm.CloseKey(key_);
+  }
+  OpenKey(const OpenKey&) = delete;
+  OpenKey& operator=(const OpenKey&) = delete;
+  OpenKey(OpenKey&&) = delete;
+  OpenKey& operator=(OpenKey&&) = delete;
 
-// The bytes Redis holds for a block of `bytes` it allocated (RedisModule_MallocSize,
-// what used_memory counts; `bytes` on servers without it).
-inline std::size_t BlockBytes(const void* block, std::size_t bytes) noexcept {
-  return rm.MallocSize != nullptr ? rm.MallocSize(const_cast<void*>(block)) : bytes;
-}
+  [[nodiscard]] RedisModuleKey* get() const noexcept { return key_; }
+  [[nodiscard]] bool empty() const noexcept { return key_ == nullptr || rm.KeyType(key_) == kKeyTypeEmpty; }
+  // The module type of the key's value; nullptr if it holds none (empty, or a Redis type).
+  [[nodiscard]] RedisModuleType* type() const noexcept {
+    if (empty() || rm.KeyType(key_) != kKeyTypeModule) return nullptr;
+    return rm.ModuleTypeGetType(key_);
+  }
+  [[nodiscard]] void* value() const noexcept { return rm.ModuleTypeGetValue(key_); }
+
+ private:
+  RedisModuleKey* key_;
+};
 
 class Command {
  public:
-  Command(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) noexcept
-      : ctx_(ctx), argv_(argv), argc_(argc < 0 ? 0 : static_cast<std::size_t>(argc)) {}
+  Command(RedisModuleCtx* ctx, RedisModuleString** argv, std::size_t argc) noexcept
+      : ctx_(ctx), argv_(argv), argc_(argc) {}
 
   [[nodiscard]] RedisModuleCtx* ctx() const noexcept { return ctx_; }
   [[nodiscard]] std::size_t argc() const noexcept { return argc_; }
@@ -77,6 +85,9 @@ class Command {
     for (std::size_t i = first; i < argc_; ++i) out.push_back(arg(i));
     return out;
   }
+  // The command's key (argv[1]), opened once by RunCommand in its table row's mode.
+  [[nodiscard]] const OpenKey& key() const noexcept { return *key_; }
+  void set_key(const OpenKey* key) noexcept { key_ = key; }
   [[nodiscard]] bool resp3() const noexcept {
     return rm.GetContextFlags != nullptr && (rm.GetContextFlags(ctx_) & kCtxFlagsResp3) != 0;
   }
@@ -128,7 +139,7 @@ class Command {
     rm.ReplyWithStringBuffer(ctx_, reinterpret_cast<const char*>(bytes.data()), bytes.size());
   }
   void ErrorReply(std::string_view text) noexcept;
-  void WrongArity() noexcept {
+  void WrongArityReply() noexcept {
     Mark();
     errored_ = true;
     rm.WrongArity(ctx_);
@@ -145,82 +156,60 @@ class Command {
   RedisModuleCtx* ctx_;
   RedisModuleString** argv_;
   std::size_t argc_;
+  const OpenKey* key_ = nullptr;
   bool replied_ = false;
   bool errored_ = false;
 };
 
 using Handler = Status (*)(Command&);
 
-// Reports a failure that happened after a reply was started (cannot be sent).
-void LogLateFailure(RedisModuleCtx* ctx, std::string_view what) noexcept;
+// How a command uses its key: read it, write an existing or new one, or create it
+// (the key specs: ACCESS, ACCESS|UPDATE, INSERT). BF.MERGE writes its first key and
+// reads the others.
+enum class Access { kReadOnly, kUpdate, kCreate, kMerge };
 
-// The one entry point Redis calls for every command: runs `kHandler`, replies with the
-// error it returns, and converts any exception into an error reply (or, if the handler
-// had already replied, a log line). Nothing escapes into Redis.
-template <Handler kHandler>
-int Dispatch(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) noexcept {
-  Command cmd(ctx, argv, argc);
-  std::string failure;
-  BeginCommand(ctx);
-  try {
-    Status status = kHandler(cmd);
-    EndCommand();
-    if (status.ok()) {
-      stats::CommandServed(argv[0], cmd.errored());
-      return kOk;
-    }
-    failure = status.error().message();
-  } catch (const std::bad_alloc&) {
-    EndCommand();
-    failure = AllocationRefusal().empty() ? std::string(reply::kOutOfMemory) : AllocationRefusal();
-  } catch (const std::exception& e) {
-    EndCommand();
-    try {
-      failure = std::string(reply::kInternal) + ": " + e.what();
-    } catch (...) {
-      failure = reply::kInternal;
-    }
-  } catch (...) {
-    EndCommand();
-    failure = reply::kInternal;
-  }
-  if (!cmd.replied()) {
-    cmd.ErrorReply(failure);
-  } else {
-    LogLateFailure(ctx, failure);
-  }
-  stats::CommandServed(argv[0], true);
-  return kOk;
-}
+// Argument counts (the command's name included): [min, max] (max 0: no bound), and
+// for some commands an odd or even count (options given as NAME value pairs).
+struct Arity {
+  std::size_t min = 0;
+  std::size_t max = 0;
+  enum Parity : char { kAny, kOdd, kEven } parity = kAny;
 
-// An open key, closed when it goes out of scope.
-class OpenKey {
- public:
-  OpenKey(RedisModuleCtx* ctx, RedisModuleString* name, int mode) noexcept : key_(rm.OpenKey(ctx, name, mode)) {}
-  ~OpenKey() {
-    if (key_ != nullptr) rm.CloseKey(key_);
+  [[nodiscard]] constexpr bool Allows(std::size_t argc) const noexcept {
+    if (argc < min || (max != 0 && argc > max)) return false;
+    if (parity == kOdd) return argc % 2 == 1;
+    if (parity == kEven) return argc % 2 == 0;
+    return true;
   }
-  OpenKey(const OpenKey&) = delete;
-  OpenKey& operator=(const OpenKey&) = delete;
-  OpenKey(OpenKey&&) = delete;
-  OpenKey& operator=(OpenKey&&) = delete;
-
-  [[nodiscard]] RedisModuleKey* get() const noexcept { return key_; }
-  [[nodiscard]] bool empty() const noexcept { return key_ == nullptr || rm.KeyType(key_) == kKeyTypeEmpty; }
-  // The key's value if it is a module value of `type`; nullptr if empty. Sets
-  // `wrong_type` if the key holds anything else.
-  [[nodiscard]] void* ValueOf(RedisModuleType* type, bool* wrong_type) const noexcept {
-    *wrong_type = false;
-    if (empty()) return nullptr;
-    if (rm.KeyType(key_) != kKeyTypeModule || rm.ModuleTypeGetType(key_) != type) {
-      *wrong_type = true;
-      return nullptr;
-    }
-    return rm.ModuleTypeGetValue(key_);
-  }
-
- private:
-  RedisModuleKey* key_;
 };
+
+// The ACL category of bloomkit's own family a command joins where the server can add
+// categories (Redis >= 7.4): @bloom or @cuckoo.
+enum class Family : char { kBloom, kCuckoo };
+
+// One row of the command table.
+struct CommandSpec {
+  const char* name;
+  Handler handler;
+  Arity arity;
+  // "write" / "readonly" for replication and replicas, "deny-oom" on anything that may
+  // allocate, "fast" on O(1)-in-the-key commands (RedisBloom marks the same).
+  const char* flags;
+  Access access;
+  // ACL categories on Redis >= 7.2 (SetCommandACLCategories), RedisBloom 8's for its
+  // commands; "bloom" or "cuckoo" (`family`) is appended when the server can add them.
+  const char* acl;
+  Family family = Family::kBloom;
+  // Command tips (COMMAND INFO / COMMAND DOCS, Redis >= 7.0): RedisBloom (v8.9.80) marks
+  // the reads whose replies describe the filter rather than answer about items
+  // "dont_cache", so that client-side caches do not keep them.
+  const char* tips = nullptr;
+};
+
+// The one entry point Redis calls for every command (through the table's row): checks
+// the arity, opens the key, runs the handler, replies with the error it returns, and
+// converts any exception into an error reply (or, if the handler had already replied,
+// a log line). Nothing escapes into Redis.
+int RunCommand(const CommandSpec& spec, RedisModuleCtx* ctx, RedisModuleString** argv, int argc) noexcept;
 
 }  // namespace bloomkit::redis

@@ -1,33 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-// The command handlers of bloomkit.so, one family per file (bf_commands.cc,
-// cf_commands.cc, cbf_commands.cc), registered by module.cc.
+// The command handlers of bloomkit.so, one per command, and the command table that
+// registers them (commands.cc). BF.* (bf.cc) and CF.* (cf.cc) run on either filter
+// format, as the key's type says (format.h); CBF.* (cbf.cc) is bloomkit's own family.
 #pragma once
-
-#include <cstdint>
 
 #include "args.h"
 #include "command.h"
 
 namespace bloomkit::redis {
 
+// Registers every command of the table with its flags, key specs, tips and ACL
+// categories. Returns false (after a log line) if Redis refuses one.
+bool RegisterCommands(RedisModuleCtx* ctx);
+
 // The options BF.ADD / BF.MADD / BF.INSERT create a missing key with: the module's
 // ERROR_RATE, INITIAL_SIZE and EXPANSION (both filter formats).
 BfCreateArgs BfDefaultCreateArgs();
 
-// The eight fields of CF.INFO, in RedisBloom's order (both filter formats).
-struct CfInfoFields {
-  std::uint64_t size = 0;
-  std::uint64_t num_buckets = 0;
-  std::uint64_t num_filters = 0;
-  std::uint64_t inserted = 0;
-  std::uint64_t deleted = 0;
-  std::uint64_t bucket_size = 0;
-  std::uint64_t expansion = 0;
-  std::uint64_t max_iterations = 0;
-};
-void ReplyCfInfo(Command& cmd, const CfInfoFields& info);
-
-// BF.* on ScalableBloomFilter (RedisBloom's BF semantics).
 Status BfReserve(Command& cmd);
 Status BfAdd(Command& cmd);
 Status BfMadd(Command& cmd);
@@ -36,11 +25,11 @@ Status BfExists(Command& cmd);
 Status BfMexists(Command& cmd);
 Status BfInfo(Command& cmd);
 Status BfCard(Command& cmd);
+Status BfDebug(Command& cmd);
 Status BfScanDump(Command& cmd);
 Status BfLoadChunk(Command& cmd);
 Status BfMerge(Command& cmd);
 
-// CF.* on CuckooFilter.
 Status CfReserve(Command& cmd);
 Status CfAdd(Command& cmd);
 Status CfAddNx(Command& cmd);
@@ -50,11 +39,12 @@ Status CfExists(Command& cmd);
 Status CfMexists(Command& cmd);
 Status CfDel(Command& cmd);
 Status CfCount(Command& cmd);
+Status CfCompact(Command& cmd);
 Status CfInfo(Command& cmd);
+Status CfDebug(Command& cmd);
 Status CfScanDump(Command& cmd);
 Status CfLoadChunk(Command& cmd);
 
-// CBF.* on CountingBloomFilter (bloomkit's own family).
 Status CbfReserve(Command& cmd);
 Status CbfAdd(Command& cmd);
 Status CbfDel(Command& cmd);

@@ -18,6 +18,8 @@
 namespace bloomkit::redis {
 namespace {
 
+ModuleConfig g_config;
+
 enum class Field {
   kErrorRate,
   kInitialSize,
@@ -190,6 +192,14 @@ bool RegisterConfigs(RedisModuleCtx* ctx, const char* module_name, const char** 
     return false;
   }
   return true;
+}
+
+const ModuleConfig& Config() noexcept {
+  return g_config;
+}
+
+ModuleConfig& MutableConfig() noexcept {
+  return g_config;
 }
 
 }  // namespace bloomkit::redis

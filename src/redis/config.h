@@ -18,7 +18,8 @@ namespace bloomkit::redis {
 
 struct ModuleConfig;
 
-// The module's settings, changed at run time by the config setters.
+// The module's settings: the module arguments, changed at run time by the config setters.
+const ModuleConfig& Config() noexcept;
 ModuleConfig& MutableConfig() noexcept;
 
 // Registers the eight configs with the current values (the module arguments') as their

@@ -154,7 +154,9 @@ struct Lookup {
 template <typename Family>
 Lookup<Family> Find(const OpenKey& key) noexcept {
   Lookup<Family> out;
-  out.value = static_cast<FilterValue<typename Family::Filter>*>(key.ValueOf(Family::type, &out.wrong_type));
+  if (key.empty()) return out;
+  out.wrong_type = key.type() != Family::type;
+  if (!out.wrong_type) out.value = static_cast<FilterValue<typename Family::Filter>*>(key.value());
   return out;
 }
 
@@ -178,22 +180,6 @@ FilterValue<typename Family::Filter>* StoreNew(const OpenKey& key, typename Fami
   return value;
 }
 
-// *.RESERVE after its arguments parsed: the key must be empty; `create()` builds the
-// filter, which is stored, replicated and answered with OK.
-template <typename Family, typename Create>
-Status ReserveNew(Command& cmd, Create&& create) {
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
-  const auto found = Find<Family>(key);
-  if (found.wrong_type) return ReplyError(reply::kWrongType);
-  if (!key.empty()) return ReplyError(reply::kItemExists);
-  auto filter = create();
-  if (!filter.ok()) return std::move(filter).error();
-  if (StoreNew<Family>(key, std::move(filter).value()) == nullptr) return ReplyError(reply::kInternal);
-  cmd.Replicate();
-  cmd.Ok();
-  return {};
-}
-
 // ---- SCANDUMP key iterator -------------------------------------------------------
 // Each chunk is cut from the filter's serialization as it streams out of the filter's
 // memory: nothing is kept between calls. A chunk inside one of the filter's arrays is
@@ -202,9 +188,7 @@ Status ReserveNew(Command& cmd, Create&& create) {
 // makes the loaded copy fail its checksum rather than mix two versions silently.
 template <typename Family>
 Status ScanDump(Command& cmd) {
-  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
-  const auto found = Find<Family>(key);
+  const auto found = Find<Family>(cmd.key());
   if (auto s = RequireReady(found); !s.ok()) return s;
   auto iterator = ParseScanIterator(cmd.arg(2), /*for_loadchunk=*/false, Family::Filter::kKind == FilterKind::kCuckoo);
   if (!iterator.ok()) return std::move(iterator).error();
@@ -250,7 +234,7 @@ Status ScanDump(Command& cmd) {
   const ByteSink sink(cut);
   (void)filter.SerializeTo(before_checksum ? sink.WithoutChecksum() : sink);
   if (answered) return {};
-  if (no_memory) throw std::bad_alloc();  // Dispatch answers with the OOM refusal
+  if (no_memory) throw std::bad_alloc();  // RunCommand answers with the OOM refusal
   if (copied != c.length) return ReplyError(reply::kInternal);
   cmd.Array(2);
   cmd.Int(c.iterator);
@@ -292,9 +276,7 @@ Result<typename Family::Filter> BuildFromDump(std::span<const std::byte> bytes) 
 // is a write (replicated, and it ends a SCANDUMP in progress).
 template <typename Family>
 Status Del(Command& cmd, std::string_view not_found = reply::kNotFound) {
-  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
-  const auto found = Find<Family>(key);
+  const auto found = Find<Family>(cmd.key());
   if (auto s = RequireReady(found, not_found); !s.ok()) return s;
   const bool removed = found.value->filter().Remove(cmd.arg(2));
   if (removed) cmd.Replicate();
@@ -306,14 +288,13 @@ Status Del(Command& cmd, std::string_view not_found = reply::kNotFound) {
 template <typename Family>
 Status LoadChunk(Command& cmd) {
   using Filter = typename Family::Filter;
-  if (cmd.argc() != 4) return cmd.WrongArity(), Status();
   auto iterator = ParseScanIterator(cmd.arg(2), /*for_loadchunk=*/true, Family::Filter::kKind == FilterKind::kCuckoo);
   if (!iterator.ok()) return std::move(iterator).error();
   const std::string_view data_text = cmd.arg(3);
   const std::span<const std::byte> data(reinterpret_cast<const std::byte*>(data_text.data()), data_text.size());
   const auto offset = static_cast<std::uint64_t>(iterator.value()) - 1;
 
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
+  const OpenKey& key = cmd.key();
   const auto found = Find<Family>(key);
   if (found.wrong_type) return ReplyError(reply::kWrongType);
 

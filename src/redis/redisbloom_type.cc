@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dump.h"
+#include "format.h"
 
 namespace bloomkit::redis {
 namespace {
@@ -234,6 +235,58 @@ LoadOptions RbLoadOptions() noexcept {
 
 bool CreateRedisBloomTypes(RedisModuleCtx* ctx) {
   return Create<RbBloomType>(ctx) && Create<RbCuckooType>(ctx);
+}
+
+std::string Printable(std::string_view text) {
+  std::string out = "'";
+  for (std::size_t i = 0; i < text.size() && i < 40; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    out += (c >= 0x20 && c < 0x7f && c != '\'') ? static_cast<char>(c) : '?';
+  }
+  if (text.size() > 40) out += "...";
+  return out + "'";
+}
+
+Error RbError(const Command& cmd, std::string_view text, std::string_view detail) {
+  const std::string_view name = cmd.argc() > 0 ? cmd.arg(0) : std::string_view();
+  rm.Log(cmd.ctx(), "verbose", "bloomkit: %s: %.*s: %.*s", Printable(name).c_str(), static_cast<int>(text.size()),
+         text.data(), static_cast<int>(detail.size()), detail.data());
+  return ReplyError(text);
+}
+
+Error CreateError(const Command& cmd, const Error& error, std::string_view cannot_create) {
+  if (!AllocationRefusal().empty()) return ReplyError(AllocationRefusal());
+  if (error.code() == ErrorCode::kTooLarge && Config().max_filter_bytes_given) return CoreError(error);
+  if (error.code() == ErrorCode::kInvalidArgument) return RbError(cmd, cannot_create, error.message());
+  return RbError(cmd, reply::kCannotAllocateFilter, error.message());
+}
+
+double CappedErrorRate(const Command& cmd, double rate) {
+  if (rate <= kRedisBloomErrorRateCap) return rate;
+  rm.Log(cmd.ctx(), "verbose", "bloomkit: error rate %g is capped at %g", rate, kRedisBloomErrorRateCap);
+  return kRedisBloomErrorRateCap;
+}
+
+Status RbKeyError(Held held) {
+  switch (held) {
+    case Held::kEmpty: return ReplyError(reply::kNotFound);
+    case Held::kRedisBloom: return ReplyError(reply::kItemExists);
+    default: return ReplyError(reply::kWrongType);
+  }
+}
+
+bool LoadsAsNative(const Command& cmd, Held held, bool (*is_redisbloom_header)(std::span<const std::byte>)) {
+  if (held != Held::kEmpty) return held == Held::kNative;
+  // A bloomkit dump starts with the file magic (dump.h); RedisBloom's header chunks
+  // start with an item count.
+  constexpr std::string_view kMagic(
+      "\x89"
+      "BLK\r\n\x1a\n",
+      8);
+  const std::string_view data = cmd.arg(3);
+  if (data.substr(0, kMagic.size()) == kMagic) return true;
+  if (Config().format == FilterFormat::kNative) return cmd.arg(2) != "1" || !is_redisbloom_header(AsBytes(data));
+  return false;
 }
 
 }  // namespace bloomkit::redis

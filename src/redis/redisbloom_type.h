@@ -14,7 +14,11 @@
 // refused with a logged reason (rdb_load returns NULL), never aborted on.
 #pragma once
 
+#include <cstddef>
 #include <new>
+#include <span>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -81,12 +85,46 @@ enum class Held {
 
 inline Held KeyHolds(const OpenKey& key, RedisModuleType* redisbloom_type, RedisModuleType* native_type) noexcept {
   if (key.empty()) return Held::kEmpty;
-  if (rm.KeyType(key.get()) != kKeyTypeModule) return Held::kOther;
-  RedisModuleType* type = rm.ModuleTypeGetType(key.get());
+  RedisModuleType* type = key.type();
+  if (type == nullptr) return Held::kOther;
   if (type == redisbloom_type) return Held::kRedisBloom;
   if (type == native_type) return Held::kNative;
   return Held::kOther;
 }
+
+// Whether a command on a key that holds `held` runs in RedisBloom's format: a key of a
+// RedisBloom type does, a native one does not, and any other (a new key, a key of
+// another type) takes the format the FORMAT module argument names.
+inline bool UsesRedisBloom(Held held) noexcept {
+  if (held == Held::kRedisBloom) return true;
+  if (held == Held::kNative) return false;
+  return Config().format == FilterFormat::kRedisBloom;
+}
+
+// ---- RedisBloom's replies ---------------------------------------------------------
+
+inline std::span<const std::byte> AsBytes(std::string_view text) noexcept {
+  return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
+}
+
+// The argument as it may appear in the log: printable ASCII, at most 40 bytes.
+std::string Printable(std::string_view text);
+
+// RedisBloom's reply `text`, exactly as RedisBloom sends it; what bloomkit knows more
+// (the bad value, the cause) goes to the server log at level verbose.
+Error RbError(const Command& cmd, std::string_view text, std::string_view detail);
+
+// The error of a filter that could not be created: maxmemory's refusal, bloomkit's
+// MAX_FILTER_BYTES when given, else RedisBloom's texts ("ERR Insufficient memory to
+// create filter" when memory ran out, `cannot_create` for parameters that give no filter).
+Error CreateError(const Command& cmd, const Error& error, std::string_view cannot_create);
+
+// RedisBloom's reply for a key that is not the one wanted (its statusStrerror): "not
+// found" for none, "item exists" for one of this type, WRONGTYPE for another.
+Status RbKeyError(Held held);
+
+// A rate in (0, 1), above 0.25 taken as 0.25 (RedisBloom 8 logs that it capped it).
+double CappedErrorRate(const Command& cmd, double rate);
 
 // Stores a new filter at an empty key (the key then owns it); nullptr if Redis refuses.
 template <typename Type>

@@ -42,7 +42,7 @@ std::uint64_t ServerMs() {
 // The items of `cmd` from argument `first` on, added at `ms`; replicated as
 // TBF.MADDAT key ms items, so that replicas and the AOF apply them at the same time.
 Status AddItems(Command& cmd, std::size_t first, std::uint64_t ms, bool array) {
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
+  const OpenKey& key = cmd.key();
   const auto found = Find<TbfFamily>(key);
   if (auto s = RequireReady(found); !s.ok()) return s;
   WindowedBloomFilter& f = found.value->filter();
@@ -77,7 +77,6 @@ Status AddItems(Command& cmd, std::size_t first, std::uint64_t ms, bool array) {
 }  // namespace
 
 Status TbfReserve(Command& cmd) {
-  if (cmd.argc() < 6) return cmd.WrongArity(), Status();
   double error_rate = 0;
   {
     const std::string text(cmd.arg(2));
@@ -117,7 +116,7 @@ Status TbfReserve(Command& cmd) {
                       std::to_string(generations) + " generations)");
   }
   if (!has_at) at = ServerMs();
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
+  const OpenKey& key = cmd.key();
   const auto found = Find<TbfFamily>(key);
   if (found.wrong_type) return ReplyError(reply::kWrongType);
   if (!key.empty()) return ReplyError(reply::kItemExists);
@@ -136,25 +135,21 @@ Status TbfReserve(Command& cmd) {
 }
 
 Status TbfAdd(Command& cmd) {
-  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
   return AddItems(cmd, 2, ServerMs(), false);
 }
 
 Status TbfMadd(Command& cmd) {
-  if (cmd.argc() < 3) return cmd.WrongArity(), Status();
   return AddItems(cmd, 2, ServerMs(), true);
 }
 
 Status TbfMaddAt(Command& cmd) {
-  if (cmd.argc() < 4) return cmd.WrongArity(), Status();
   std::uint64_t ms = 0;
   if (!ParseU64(cmd.arg(2), &ms)) return ReplyError(kBadTime);
   return AddItems(cmd, 3, ms, true);
 }
 
 Status TbfExists(Command& cmd) {
-  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
+  const OpenKey& key = cmd.key();
   const auto found = Find<TbfFamily>(key);
   if (found.wrong_type) return ReplyError(reply::kWrongType);
   if (found.value != nullptr && !found.value->ready()) return ReplyError(reply::kFilterLoading);
@@ -163,8 +158,7 @@ Status TbfExists(Command& cmd) {
 }
 
 Status TbfMexists(Command& cmd) {
-  if (cmd.argc() < 3) return cmd.WrongArity(), Status();
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
+  const OpenKey& key = cmd.key();
   const auto found = Find<TbfFamily>(key);
   if (found.wrong_type) return ReplyError(reply::kWrongType);
   if (found.value != nullptr && !found.value->ready()) return ReplyError(reply::kFilterLoading);
@@ -177,8 +171,7 @@ Status TbfMexists(Command& cmd) {
 }
 
 Status TbfInfo(Command& cmd) {
-  if (cmd.argc() != 2) return cmd.WrongArity(), Status();
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
+  const OpenKey& key = cmd.key();
   const auto found = Find<TbfFamily>(key);
   if (auto s = RequireReady(found); !s.ok()) return s;
   const WindowedBloomFilter& f = found.value->filter();
@@ -205,8 +198,7 @@ Status TbfInfo(Command& cmd) {
 }
 
 Status TbfCard(Command& cmd) {
-  if (cmd.argc() != 2) return cmd.WrongArity(), Status();
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
+  const OpenKey& key = cmd.key();
   const auto found = Find<TbfFamily>(key);
   if (found.wrong_type) return ReplyError(reply::kWrongType);
   if (found.value != nullptr && !found.value->ready()) return ReplyError(reply::kFilterLoading);

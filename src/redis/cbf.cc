@@ -30,16 +30,21 @@ Result<CountingBloomFilter> CreateFilter(const CbfCreateArgs& args) {
 }  // namespace
 
 Status CbfReserve(Command& cmd) {
-  if (cmd.argc() != 4 && cmd.argc() != 6) return cmd.WrongArity(), Status();
-  const auto args = cmd.args_from(2);
-  auto parsed = ParseCbfReserve(args, Config());
+  auto parsed = ParseCbfReserve(cmd.args_from(2), Config());
   if (!parsed.ok()) return std::move(parsed).error();
-  return ReserveNew<CbfFamily>(cmd, [&] { return CreateFilter(parsed.value()); });
+  const auto found = Find<CbfFamily>(cmd.key());
+  if (found.wrong_type) return ReplyError(reply::kWrongType);
+  if (!cmd.key().empty()) return ReplyError(reply::kItemExists);
+  auto filter = CreateFilter(parsed.value());
+  if (!filter.ok()) return std::move(filter).error();
+  if (StoreNew<CbfFamily>(cmd.key(), std::move(filter).value()) == nullptr) return ReplyError(reply::kInternal);
+  cmd.Replicate();
+  cmd.Ok();
+  return {};
 }
 
 Status CbfAdd(Command& cmd) {
-  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead | kWrite);
+  const OpenKey& key = cmd.key();
   const auto found = Find<CbfFamily>(key);
   if (found.wrong_type) return ReplyError(reply::kWrongType);
   auto* value = found.value;
@@ -68,9 +73,7 @@ Status CbfDel(Command& cmd) {
 }
 
 Status CbfExists(Command& cmd) {
-  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
-  const auto found = Find<CbfFamily>(key);
+  const auto found = Find<CbfFamily>(cmd.key());
   if (found.wrong_type) return ReplyError(reply::kWrongType);
   if (found.value != nullptr && !found.value->ready()) return ReplyError(reply::kFilterLoading);
   cmd.Bool(found.value != nullptr && found.value->filter().MayContain(cmd.arg(2)));
@@ -78,9 +81,7 @@ Status CbfExists(Command& cmd) {
 }
 
 Status CbfCount(Command& cmd) {
-  if (cmd.argc() != 3) return cmd.WrongArity(), Status();
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
-  const auto found = Find<CbfFamily>(key);
+  const auto found = Find<CbfFamily>(cmd.key());
   if (found.wrong_type) return ReplyError(reply::kWrongType);
   if (found.value != nullptr && !found.value->ready()) return ReplyError(reply::kFilterLoading);
   cmd.Int(found.value != nullptr ? static_cast<long long>(found.value->filter().Occurrences(cmd.arg(2))) : 0);
@@ -88,9 +89,7 @@ Status CbfCount(Command& cmd) {
 }
 
 Status CbfInfo(Command& cmd) {
-  if (cmd.argc() != 2) return cmd.WrongArity(), Status();
-  OpenKey key(cmd.ctx(), cmd.raw(1), kRead);
-  const auto found = Find<CbfFamily>(key);
+  const auto found = Find<CbfFamily>(cmd.key());
   if (auto s = RequireReady(found); !s.ok()) return s;
   const CountingBloomFilter& f = found.value->filter();
   cmd.Map(8);
