@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "commands.h"
-#include "filter_value.h"
 #include "format.h"
+#include "native_chunks.h"
 
 namespace bloomkit::redis {
 namespace {

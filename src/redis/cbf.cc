@@ -11,7 +11,7 @@
 #include <string>
 
 #include "commands.h"
-#include "filter_value.h"
+#include "native_chunks.h"
 
 namespace bloomkit::redis {
 namespace {

@@ -39,7 +39,7 @@ inline constexpr std::uint64_t kDumpHeaderBytes = 128;
 inline constexpr std::uint64_t kDumpSlackBytes = std::uint64_t{1} << 20;
 
 // Bytes per RDB string and per rewritten-AOF LOADCHUNK when a filter is streamed out
-// (filter_value.h): the size of the one stack buffer a save uses (and of the temporary
+// (native_type.h): the size of the one stack buffer a save uses (and of the temporary
 // Redis' LZF compression allocates for each string).
 inline constexpr std::size_t kStreamPieceBytes = std::size_t{64} << 10;
 
@@ -213,7 +213,7 @@ std::uint64_t SerializedLength(const Filter& filter) noexcept {
   return DumpLengthFromHeader(header);
 }
 
-// ---- Streaming a value in (RDB encoding version 2, filter_value.h) -------------------
+// ---- Streaming a value in (RDB encoding version 2, native_type.h) -------------------
 //
 // The loader's checks, without Redis: Start with the value's state (0 ready, 1
 // loading), the bytes received (loading only) and the first string, which must be a

@@ -10,7 +10,7 @@
 
 #include "commands.h"
 #include "config.h"
-#include "filter_value.h"
+#include "native_type.h"
 #include "redisbloom_type.h"
 #include "tbf_commands.h"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "config.h"
-#include "filter_value.h"
+#include "native_chunks.h"
 
 namespace bloomkit::redis {
 namespace {
