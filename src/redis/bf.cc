@@ -41,6 +41,7 @@ struct BloomInfo {
 struct NativeBloom {
   using Filter = ScalableBloomFilter;
   static constexpr Held kHeld = Held::kNative;
+  static RedisModuleType* type() noexcept { return BfFamily::type; }
   // BF.EXISTS on a key of another type: WRONGTYPE.
   static constexpr bool kForeignIsEmpty = false;
 
@@ -104,6 +105,10 @@ struct NativeBloom {
 struct RedisBloomBloom {
   using Filter = RedisBloomScalableFilter;
   static constexpr Held kHeld = Held::kRedisBloom;
+  static RedisModuleType* type() noexcept { return RbBloomType::type; }
+  static bool IsHeaderChunk(std::span<const std::byte> data) {
+    return RedisBloomFromHeaderChunk(data, RbLoadOptions()).ok();
+  }
   // RedisBloom answers BF.EXISTS on a key of another type with 0.
   static constexpr bool kForeignIsEmpty = true;
 
@@ -348,15 +353,6 @@ Status RedisBloomBloom::LoadChunk(Command& cmd, const Key<RedisBloomBloom>& key)
   return {};
 }
 
-// Runs `native` or `redisbloom` on the command's key, as its type (or, for a new key or
-// one of another type, the FORMAT module argument) says.
-Status Route(Command& cmd, Status (*native)(Command&, const Key<NativeBloom>&),
-             Status (*redisbloom)(Command&, const Key<RedisBloomBloom>&)) {
-  const Held held = KeyHolds(cmd.key(), RbBloomType::type, BfFamily::type);
-  if (UsesRedisBloom(held)) return redisbloom(cmd, {cmd.key(), held});
-  return native(cmd, {cmd.key(), held});
-}
-
 // ---- The commands ---------------------------------------------------------------------
 
 template <typename F>
@@ -533,19 +529,6 @@ Status Card(Command& cmd, const Key<F>& key) {
   return {};
 }
 
-template <typename F>
-Status Debug(Command& cmd, const Key<F>& key) {
-  return F::Debug(cmd, key);
-}
-template <typename F>
-Status ScanDump(Command& cmd, const Key<F>& key) {
-  return F::ScanDump(cmd, key);
-}
-template <typename F>
-Status LoadChunk(Command& cmd, const Key<F>& key) {
-  return F::LoadChunk(cmd, key);
-}
-
 }  // namespace
 
 BfCreateArgs BfDefaultCreateArgs() {
@@ -583,21 +566,16 @@ Status BfCard(Command& cmd) {
   return Route(cmd, Card<NativeBloom>, Card<RedisBloomBloom>);
 }
 Status BfDebug(Command& cmd) {
-  return Route(cmd, Debug<NativeBloom>, Debug<RedisBloomBloom>);
+  return Route(cmd, NativeBloom::Debug, RedisBloomBloom::Debug);
 }
 Status BfScanDump(Command& cmd) {
-  return Route(cmd, ScanDump<NativeBloom>, ScanDump<RedisBloomBloom>);
+  return Route(cmd, NativeBloom::ScanDump, RedisBloomBloom::ScanDump);
 }
 // LOADCHUNK: a key being created from its header chunk takes the chunk's format. Under
 // FORMAT native a chunk that is neither gets bloomkit's error; under the default,
 // RedisBloom's.
 Status BfLoadChunk(Command& cmd) {
-  const Held held = KeyHolds(cmd.key(), RbBloomType::type, BfFamily::type);
-  auto is_header = [](std::span<const std::byte> data) {
-    return RedisBloomFromHeaderChunk(data, RbLoadOptions()).ok();
-  };
-  if (LoadsAsNative(cmd, held, is_header)) return LoadChunk<NativeBloom>(cmd, {cmd.key(), held});
-  return LoadChunk<RedisBloomBloom>(cmd, {cmd.key(), held});
+  return RouteLoadChunk<NativeBloom, RedisBloomBloom>(cmd);
 }
 
 // BF.MERGE dest src [src ...] (native keys): dest becomes the union of dest (if it

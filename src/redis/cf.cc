@@ -52,6 +52,7 @@ struct CuckooInfo {
 struct NativeCuckoo {
   using Filter = CuckooFilter;
   static constexpr Held kHeld = Held::kNative;
+  static RedisModuleType* type() noexcept { return CfFamily::type; }
   static constexpr bool kForeignIsEmpty = false;  // WRONGTYPE for a key of another type
   // CF.INSERT's reply holds an error for an item that failed (not one that did not fit).
   static constexpr bool kFailureInReply = true;
@@ -148,6 +149,10 @@ struct NativeCuckoo {
 struct RedisBloomCuckoo {
   using Filter = RedisCuckooFilter;
   static constexpr Held kHeld = Held::kRedisBloom;
+  static RedisModuleType* type() noexcept { return RbCuckooType::type; }
+  static bool IsHeaderChunk(std::span<const std::byte> data) {
+    return RedisCuckooFromHeaderChunk(data, RbLoadOptions()).ok();
+  }
   // RedisBloom answers CF.EXISTS, CF.MEXISTS and CF.COUNT on a key of another type with
   // 0, and CF.DEL with "Not found".
   static constexpr bool kForeignIsEmpty = true;
@@ -406,15 +411,6 @@ Status RedisBloomCuckoo::LoadChunk(Command& cmd, const Key<RedisBloomCuckoo>& ke
   return {};
 }
 
-// Runs `native` or `redisbloom` on the command's key, as its type (or, for a new key or
-// one of another type, the FORMAT module argument) says.
-Status Route(Command& cmd, Status (*native)(Command&, const Key<NativeCuckoo>&),
-             Status (*redisbloom)(Command&, const Key<RedisBloomCuckoo>&)) {
-  const Held held = KeyHolds(cmd.key(), RbCuckooType::type, CfFamily::type);
-  if (UsesRedisBloom(held)) return redisbloom(cmd, {cmd.key(), held});
-  return native(cmd, {cmd.key(), held});
-}
-
 // ---- The commands ---------------------------------------------------------------------
 
 template <typename F>
@@ -558,23 +554,6 @@ Status Info(Command& cmd, const Key<F>& key) {
   return {};
 }
 
-template <typename F>
-Status Compact(Command& cmd, const Key<F>& key) {
-  return F::Compact(cmd, key);
-}
-template <typename F>
-Status Debug(Command& cmd, const Key<F>& key) {
-  return F::Debug(cmd, key);
-}
-template <typename F>
-Status ScanDump(Command& cmd, const Key<F>& key) {
-  return F::ScanDump(cmd, key);
-}
-template <typename F>
-Status LoadChunk(Command& cmd, const Key<F>& key) {
-  return F::LoadChunk(cmd, key);
-}
-
 }  // namespace
 
 // The entry points of the command table.
@@ -606,24 +585,19 @@ Status CfDel(Command& cmd) {
   return Route(cmd, Del<NativeCuckoo>, Del<RedisBloomCuckoo>);
 }
 Status CfCompact(Command& cmd) {
-  return Route(cmd, Compact<NativeCuckoo>, Compact<RedisBloomCuckoo>);
+  return Route(cmd, NativeCuckoo::Compact, RedisBloomCuckoo::Compact);
 }
 Status CfInfo(Command& cmd) {
   return Route(cmd, Info<NativeCuckoo>, Info<RedisBloomCuckoo>);
 }
 Status CfDebug(Command& cmd) {
-  return Route(cmd, Debug<NativeCuckoo>, Debug<RedisBloomCuckoo>);
+  return Route(cmd, NativeCuckoo::Debug, RedisBloomCuckoo::Debug);
 }
 Status CfScanDump(Command& cmd) {
-  return Route(cmd, ScanDump<NativeCuckoo>, ScanDump<RedisBloomCuckoo>);
+  return Route(cmd, NativeCuckoo::ScanDump, RedisBloomCuckoo::ScanDump);
 }
 Status CfLoadChunk(Command& cmd) {
-  const Held held = KeyHolds(cmd.key(), RbCuckooType::type, CfFamily::type);
-  auto is_header = [](std::span<const std::byte> data) {
-    return RedisCuckooFromHeaderChunk(data, RbLoadOptions()).ok();
-  };
-  if (LoadsAsNative(cmd, held, is_header)) return LoadChunk<NativeCuckoo>(cmd, {cmd.key(), held});
-  return LoadChunk<RedisBloomCuckoo>(cmd, {cmd.key(), held});
+  return RouteLoadChunk<NativeCuckoo, RedisBloomCuckoo>(cmd);
 }
 
 }  // namespace bloomkit::redis

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The command plumbing of bloomkit.so. Every command is one row of the command table
-// (commands.cc): its name, arity, flags, ACL categories, key spec and handler. Redis
-// calls RunCommand for every row; it checks the arity, opens the key (argv[1]) once in
-// the row's mode, runs the handler, catches every exception and turns a returned Error
-// into an error reply. Handlers are `Status Handler(Command&)`: they either reply and
-// return OK, or reply nothing and return the error whose message is the reply text.
+// A command as its handler sees it: the arguments, the key (opened once, before the
+// handler runs, by RunCommand in commands.cc), the replies, and the error helpers.
+// Handlers are `Status Handler(Command&)`: they either reply and return OK, or reply
+// nothing and return the error whose message is the reply text.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +31,7 @@ inline Error ReplyError(std::string_view text, std::string_view detail) {
 // A command whose arguments turn out to be too few once parsed (an option without its
 // value, ITEMS without items): RunCommand answers with Redis' own arity error.
 Error WrongArity();
+bool IsWrongArity(const Error& error) noexcept;
 // The reply text for an error of the core library (creating, growing, loading a filter):
 // kTooLarge is "ERR filter too large: ...", kFull "ERR non scaling filter is full", and
 // kInvalidArgument (parameters no filter can have) `cannot_create` and the reason.
@@ -162,54 +161,5 @@ class Command {
 };
 
 using Handler = Status (*)(Command&);
-
-// How a command uses its key: read it, write an existing or new one, or create it
-// (the key specs: ACCESS, ACCESS|UPDATE, INSERT). BF.MERGE writes its first key and
-// reads the others.
-enum class Access { kReadOnly, kUpdate, kCreate, kMerge };
-
-// Argument counts (the command's name included): [min, max] (max 0: no bound), and
-// for some commands an odd or even count (options given as NAME value pairs).
-struct Arity {
-  std::size_t min = 0;
-  std::size_t max = 0;
-  enum Parity : char { kAny, kOdd, kEven } parity = kAny;
-
-  [[nodiscard]] constexpr bool Allows(std::size_t argc) const noexcept {
-    if (argc < min || (max != 0 && argc > max)) return false;
-    if (parity == kOdd) return argc % 2 == 1;
-    if (parity == kEven) return argc % 2 == 0;
-    return true;
-  }
-};
-
-// The ACL category of bloomkit's own family a command joins where the server can add
-// categories (Redis >= 7.4): @bloom or @cuckoo.
-enum class Family : char { kBloom, kCuckoo };
-
-// One row of the command table.
-struct CommandSpec {
-  const char* name;
-  Handler handler;
-  Arity arity;
-  // "write" / "readonly" for replication and replicas, "deny-oom" on anything that may
-  // allocate, "fast" on O(1)-in-the-key commands (RedisBloom marks the same).
-  const char* flags;
-  Access access;
-  // ACL categories on Redis >= 7.2 (SetCommandACLCategories), RedisBloom 8's for its
-  // commands; "bloom" or "cuckoo" (`family`) is appended when the server can add them.
-  const char* acl;
-  Family family = Family::kBloom;
-  // Command tips (COMMAND INFO / COMMAND DOCS, Redis >= 7.0): RedisBloom (v8.9.80) marks
-  // the reads whose replies describe the filter rather than answer about items
-  // "dont_cache", so that client-side caches do not keep them.
-  const char* tips = nullptr;
-};
-
-// The one entry point Redis calls for every command (through the table's row): checks
-// the arity, opens the key, runs the handler, replies with the error it returns, and
-// converts any exception into an error reply (or, if the handler had already replied,
-// a log line). Nothing escapes into Redis.
-int RunCommand(const CommandSpec& spec, RedisModuleCtx* ctx, RedisModuleString** argv, int argc) noexcept;
 
 }  // namespace bloomkit::redis

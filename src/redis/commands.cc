@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // The command table of bloomkit.so: every command once, with everything Redis is told
-// about it. RunCommand (command.cc) checks each row's arity and opens its key before the
-// handler runs, so handlers never count their arguments.
+// about it, and RunCommand, through which Redis enters every row: it checks the row's
+// arity and opens its key before the handler runs, so handlers never count their
+// arguments nor open their key.
 #include "commands.h"
 
+#include <algorithm>
 #include <array>
+#include <exception>
+#include <new>
 #include <string>
 #include <utility>
 
 #include "command_args.h"
+#include "stats.h"
 #include "tbf_commands.h"
 
 namespace bloomkit::redis {
@@ -91,6 +96,63 @@ constexpr CommandSpec kCommands[] = {
 // clang-format on
 
 constexpr std::size_t kNumCommands = std::size(kCommands);
+
+int KeyMode(Access access) noexcept {
+  return access == Access::kReadOnly ? kRead : kRead | kWrite;
+}
+
+// Reports a failure that happened after a reply was started (cannot be sent).
+void LogLateFailure(RedisModuleCtx* ctx, std::string_view what) noexcept {
+  rm.Log(ctx, "warning", "bloomkit: failure after the reply had started: %.*s", static_cast<int>(what.size()),
+         what.data());
+}
+
+int RunCommand(const CommandSpec& spec, RedisModuleCtx* ctx, RedisModuleString** argv, int argc) noexcept {
+  Command cmd(ctx, argv, argc < 0 ? 0 : static_cast<std::size_t>(argc));
+  if (!spec.arity.Allows(cmd.argc())) {
+    cmd.WrongArityReply();
+    stats::CommandServed(argv[0], true);
+    return kOk;
+  }
+  std::string failure;
+  BeginCommand(ctx);
+  try {
+    const OpenKey key(ctx, argv[1], KeyMode(spec.access));
+    cmd.set_key(&key);
+    Status status = spec.handler(cmd);
+    EndCommand();
+    if (status.ok()) {
+      stats::CommandServed(argv[0], cmd.errored());
+      return kOk;
+    }
+    if (IsWrongArity(status.error()) && !cmd.replied()) {
+      cmd.WrongArityReply();
+      stats::CommandServed(argv[0], true);
+      return kOk;
+    }
+    failure = status.error().message();
+  } catch (const std::bad_alloc&) {
+    EndCommand();
+    failure = AllocationRefusal().empty() ? std::string(reply::kOutOfMemory) : AllocationRefusal();
+  } catch (const std::exception& e) {
+    EndCommand();
+    try {
+      failure = std::string(reply::kInternal) + ": " + e.what();
+    } catch (...) {
+      failure = reply::kInternal;
+    }
+  } catch (...) {
+    EndCommand();
+    failure = reply::kInternal;
+  }
+  if (!cmd.replied()) {
+    cmd.ErrorReply(failure);
+  } else {
+    LogLateFailure(ctx, failure);
+  }
+  stats::CommandServed(argv[0], true);
+  return kOk;
+}
 
 // Redis calls a plain function per command: row I of the table runs through RunCommand.
 template <std::size_t I>

@@ -1,13 +1,60 @@
 // SPDX-License-Identifier: Apache-2.0
-// The command handlers of bloomkit.so, one per command, and the command table that
-// registers them (commands.cc). BF.* (bf.cc) and CF.* (cf.cc) run on either filter
-// format, as the key's type says (format.h); CBF.* (cbf.cc) is bloomkit's own family.
+// The command table of bloomkit.so (commands.cc) and the handlers it names, one per
+// command. Every command is one row: name, handler, arity, flags, ACL categories, key
+// spec and tips. Redis enters every row through RunCommand, which checks the arity,
+// opens the key (argv[1]) once in the row's mode, runs the handler, catches every
+// exception and turns a returned Error into an error reply. BF.* (bf.cc) and CF.*
+// (cf.cc) run on either filter format, as the key's type says (format.h); CBF.* (cbf.cc)
+// is bloomkit's own family.
 #pragma once
 
 #include "args.h"
 #include "command.h"
 
 namespace bloomkit::redis {
+
+// How a command uses its key: read it, write an existing or new one, or create it
+// (the key specs: ACCESS, ACCESS|UPDATE, INSERT). BF.MERGE writes its first key and
+// reads the others.
+enum class Access { kReadOnly, kUpdate, kCreate, kMerge };
+
+// Argument counts (the command's name included): [min, max] (max 0: no bound), and
+// for some commands an odd or even count (options given as NAME value pairs).
+struct Arity {
+  std::size_t min = 0;
+  std::size_t max = 0;
+  enum Parity : char { kAny, kOdd, kEven } parity = kAny;
+
+  [[nodiscard]] constexpr bool Allows(std::size_t argc) const noexcept {
+    if (argc < min || (max != 0 && argc > max)) return false;
+    if (parity == kOdd) return argc % 2 == 1;
+    if (parity == kEven) return argc % 2 == 0;
+    return true;
+  }
+};
+
+// The ACL category of bloomkit's own family a command joins where the server can add
+// categories (Redis >= 7.4): @bloom or @cuckoo.
+enum class Family : char { kBloom, kCuckoo };
+
+// One row of the command table.
+struct CommandSpec {
+  const char* name;
+  Handler handler;
+  Arity arity;
+  // "write" / "readonly" for replication and replicas, "deny-oom" on anything that may
+  // allocate, "fast" on O(1)-in-the-key commands (RedisBloom marks the same).
+  const char* flags;
+  Access access;
+  // ACL categories on Redis >= 7.2 (SetCommandACLCategories), RedisBloom 8's for its
+  // commands; "bloom" or "cuckoo" (`family`) is appended when the server can add them.
+  const char* acl;
+  Family family = Family::kBloom;
+  // Command tips (COMMAND INFO / COMMAND DOCS, Redis >= 7.0): RedisBloom (v8.9.80) marks
+  // the reads whose replies describe the filter rather than answer about items
+  // "dont_cache", so that client-side caches do not keep them.
+  const char* tips = nullptr;
+};
 
 // Registers every command of the table with its flags, key specs, tips and ACL
 // categories. Returns false (after a log line) if Redis refuses one.

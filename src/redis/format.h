@@ -4,6 +4,7 @@
 // NativeCuckoo, RedisBloomCuckoo) is a struct of static members:
 //
 //   Filter             the filter type its keys hold
+//   type()             the Redis data type of its keys
 //   kHeld              Held::kNative or Held::kRedisBloom
 //   kForeignIsEmpty    whether EXISTS-like commands read a key of another type as empty
 //                      (RedisBloom's rule) rather than answer WRONGTYPE (bloomkit's)
@@ -76,11 +77,28 @@ Status RequireEmpty(const Key<F>& key) {
   return ReplyError(key.mine() ? reply::kItemExists : reply::kWrongType);
 }
 
+// Runs `native` or `redisbloom` on the command's key, as its type (or, for a new key or
+// one of another type, the FORMAT module argument) says.
+template <typename Native, typename RedisBloom>
+Status Route(Command& cmd, Status (*native)(Command&, const Key<Native>&),
+             Status (*redisbloom)(Command&, const Key<RedisBloom>&)) {
+  const Held held = KeyHolds(cmd.key(), RedisBloom::type(), Native::type());
+  if (UsesRedisBloom(held)) return redisbloom(cmd, {cmd.key(), held});
+  return native(cmd, {cmd.key(), held});
+}
+
 // LOADCHUNK: whether the native format loads the chunk. A key being created from its
 // header chunk takes the chunk's format: bloomkit's dump magic is native; under FORMAT
 // native a chunk that is not a RedisBloom header (`is_redisbloom_header`) gets
 // bloomkit's error, under the default RedisBloom's. An existing key keeps its format
 // (a key of another type gets RedisBloom's reply).
 bool LoadsAsNative(const Command& cmd, Held held, bool (*is_redisbloom_header)(std::span<const std::byte>));
+
+template <typename Native, typename RedisBloom>
+Status RouteLoadChunk(Command& cmd) {
+  const Held held = KeyHolds(cmd.key(), RedisBloom::type(), Native::type());
+  if (LoadsAsNative(cmd, held, RedisBloom::IsHeaderChunk)) return Native::LoadChunk(cmd, {cmd.key(), held});
+  return RedisBloom::LoadChunk(cmd, {cmd.key(), held});
+}
 
 }  // namespace bloomkit::redis

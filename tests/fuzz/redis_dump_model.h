@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The state machine of the module's LOADCHUNK and rdb_load (src/redis/filter_value.h),
+// The state machine of the module's LOADCHUNK and rdb_load (src/redis/native_chunks.h, native_type.h),
 // rebuilt from the Redis-free functions they call (src/redis/dump.h, args.h and each
 // kind's Deserialize), so that the fuzz targets drive the same checks in the same order
-// without a running Redis. Each step mirrors one branch of filter_value.h; the reply
+// without a running Redis. Each step mirrors one branch of those headers; the reply
 // strings are not compared (tests/integration/redis/test_hostile.py does that against a
 // real server).
 #pragma once
@@ -60,7 +60,7 @@ class KeyModel {
       return true;
     }
     if (!loading_) return false;  // not found, or already complete
-    // The module's own append step (filter_value.h's LoadChunk calls the same).
+    // The module's own append step (native_chunks.h's LoadChunk calls the same).
     auto complete = pending_.Append(offset, data);
     if (!complete.ok()) return Rejected(complete.error());
     BLOOMKIT_FUZZ_CHECK(pending_.bytes().size() <= pending_.total());
@@ -102,7 +102,7 @@ class KeyModel {
     return true;
   }
 
-  // rdb_load of an encoding-version-2 value (filter_value.h's RdbLoadStreamed): the
+  // rdb_load of an encoding-version-2 value (native_type.h's RdbLoadStreamed): the
   // state, the bytes received (loading), then the strings: the header, then pieces.
   bool RdbLoadStreamed(std::uint64_t state, std::uint64_t received,
                        std::span<const std::span<const std::byte>> strings) {

@@ -7,6 +7,8 @@
 # ticks: 1% resolution at these counts). CPU time of the server process moves less with
 # a loaded machine than wall-clock rates do. Prints each round and the medians.
 #   tests/integration/redis/benchmark_ab_cpu.sh A/bloomkit.so B/bloomkit.so [ROUNDS]
+# MODULE_ARGS passes module arguments to both sides, e.g. MODULE_ARGS="FORMAT native"
+# to measure bloomkit's native filters instead of RedisBloom-format ones (the default).
 set -euo pipefail
 a="$(realpath "$1")"
 b="$(realpath "$2")"
@@ -22,7 +24,7 @@ for round in $(seq "$rounds"); do
     module=$a
     [ "$side" = B ] && module=$b
     redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize no \
-      --loadmodule "$module" >/dev/null 2>&1 &
+      --loadmodule "$module" ${MODULE_ARGS:-} >/dev/null 2>&1 &
     pid=$!
     for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.05; done
     redis-cli -p "$port" BF.RESERVE bench 0.01 10000000 >/dev/null

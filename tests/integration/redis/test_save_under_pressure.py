@@ -148,7 +148,7 @@ class SaveUnderPressureTest(unittest.TestCase):
 
 
 class EncodingTest(unittest.TestCase):
-    """Encoding version 2 of the native types (src/redis/filter_value.h): the header as
+    """Encoding version 2 of the native types (src/redis/native_type.h): the header as
     one string, then pieces of at most 64 KiB; version 1 (one string) still loads, and
     forged version-2 values are refused."""
 
