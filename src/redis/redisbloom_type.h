@@ -84,9 +84,11 @@ enum class Held {
 };
 
 inline Held KeyHolds(const OpenKey& key, RedisModuleType* redisbloom_type, RedisModuleType* native_type) noexcept {
-  if (key.empty()) return Held::kEmpty;
-  RedisModuleType* type = key.type();
-  if (type == nullptr) return Held::kOther;
+  if (key.get() == nullptr) return Held::kEmpty;
+  const int key_type = rm.KeyType(key.get());
+  if (key_type == kKeyTypeEmpty) return Held::kEmpty;
+  if (key_type != kKeyTypeModule) return Held::kOther;
+  RedisModuleType* type = rm.ModuleTypeGetType(key.get());
   if (type == redisbloom_type) return Held::kRedisBloom;
   if (type == native_type) return Held::kNative;
   return Held::kOther;
