@@ -9,13 +9,12 @@ import ctypes
 import os
 import struct
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "redis"))
 
 from harness import (REDIS_CLI, ReplyError, Resp, Server, Simple, crc64_redis, free_cluster_port,  # noqa: E402,F401
-                     free_port, main, seal_dump, start_cluster, time_limit)
+                     free_port, main, seal_dump, start_cluster, time_limit, wait_for)
 
 MAGIC = b"\x89BLK\r\n\x1a\n"
 HEADER_BYTES = 128
@@ -58,15 +57,6 @@ def scandump(c, prefix, key):
 
 def dump_bytes(c, prefix, key):
     return b"".join(data for _, data in scandump(c, prefix, key))
-
-
-def wait_for(predicate, timeout=30, what="condition", interval=0.05):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return
-        time.sleep(interval)
-    raise AssertionError("timed out waiting for " + what)
 
 
 def kill9(server):

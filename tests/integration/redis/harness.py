@@ -388,6 +388,17 @@ def start_cluster(count=3):
     return nodes
 
 
+def wait_for(predicate, timeout=30, what="condition", interval=0.05):
+    """Polls `predicate` every `interval` seconds until it is true; fails the test after
+    `timeout` seconds, naming `what` it waited for."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return
+        time.sleep(interval)
+    raise AssertionError("timed out waiting for " + what)
+
+
 def time_limit(seconds):
     """Decorator: fail (and kill the servers, via atexit) a test that runs too long."""
 

@@ -4,21 +4,11 @@ in different slots on different nodes, routing by key (MOVED, CROSSSLOT for BF.M
 across slots), and a slot holding a filter resharded (SETSLOT + MIGRATE) to another
 node with its contents intact."""
 
-import time
 import unittest
 
-from harness import ReplyError, Simple, main, start_cluster, time_limit
+from harness import ReplyError, Simple, main, start_cluster, time_limit, wait_for
 
 from test_persistence import dump_bytes
-
-
-def wait_for(predicate, timeout=30, what="condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting for " + what)
 
 
 class ClusterTest(unittest.TestCase):

@@ -6,10 +6,9 @@ a failure that moved fingerprints made the replica diverge, and later CF.DEL/CF.
 on the diverged copy lost acknowledged items."""
 
 import random
-import time
 import unittest
 
-from harness import ReplyError, Server, main, time_limit
+from harness import ReplyError, Server, main, time_limit, wait_for
 
 RECIPE = [["CF.RESERVE", "k", "64", "BUCKETSIZE", "2", "MAXITERATIONS", "20", "EXPANSION", "0"]] + \
     [["CF.ADD", "k", "f%d" % i] for i in range(400)]
@@ -53,15 +52,6 @@ def fill_and_delete(client, seed, count=3000):
         else:
             present[("r", item)] = present.get(("r", item), 0) + 1
     return present, failures
-
-
-def wait_for(predicate, timeout=20, what="condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for " + what)
 
 
 def replication_offset(client, field):

@@ -3,21 +3,11 @@
 primary's (same SCANDUMP bytes), both for data present at the initial sync (RDB
 transfer) and for every write command replicated afterwards, LOADCHUNK included."""
 
-import time
 import unittest
 
-from harness import ReplyError, Server, Simple, main, time_limit
+from harness import ReplyError, Server, Simple, main, time_limit, wait_for
 
 from test_persistence import FAMILIES, dump_bytes, populate, scandump
-
-
-def wait_for(predicate, timeout=20, what="condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for " + what)
 
 
 class ReplicationTest(unittest.TestCase):

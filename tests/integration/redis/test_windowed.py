@@ -11,9 +11,7 @@ import tempfile
 import time
 import unittest
 
-from harness import ReplyError, Server, Simple, main, scandump, time_limit
-
-from test_replication import wait_for
+from harness import ReplyError, Server, Simple, main, scandump, time_limit, wait_for
 
 
 def tbf_bytes(c, key):
