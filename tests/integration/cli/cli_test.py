@@ -26,11 +26,11 @@ BLOOMKIT = None  # set from argv in main
 EXIT_OK, EXIT_NONE_FOUND, EXIT_USAGE, EXIT_DATA = 0, 1, 2, 3
 
 
-def run(*args, stdin=None, check=None):
+def run(*args, stdin=None, check=None, timeout=120):
     """Runs bloomkit; returns (exit status, stdout bytes, stderr text)."""
     if isinstance(stdin, str):
         stdin = stdin.encode()
-    proc = subprocess.run([BLOOMKIT, *map(str, args)], input=stdin, capture_output=True, timeout=60)
+    proc = subprocess.run([BLOOMKIT, *map(str, args)], input=stdin, capture_output=True, timeout=timeout)
     if check is not None and proc.returncode != check:
         raise AssertionError(
             f"bloomkit {' '.join(map(str, args))}: exit {proc.returncode}, expected {check}\n"

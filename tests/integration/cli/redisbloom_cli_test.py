@@ -12,22 +12,14 @@ payloads and chunks.
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import unittest
 
-BLOOMKIT = None
+import cli_test
+from cli_test import EXIT_DATA, EXIT_NONE_FOUND, EXIT_OK, EXIT_USAGE, run  # noqa: F401
+
 FIXTURES = None
-EXIT_OK, EXIT_NONE_FOUND, EXIT_USAGE, EXIT_DATA = 0, 1, 2, 3
-
-
-def run(*args, stdin=None, check=None):
-    proc = subprocess.run([BLOOMKIT, *map(str, args)], input=stdin, capture_output=True, timeout=120)
-    if check is not None and proc.returncode != check:
-        raise AssertionError(f"bloomkit {' '.join(map(str, args))}: exit {proc.returncode}, expected {check}\n"
-                             f"stderr: {proc.stderr.decode(errors='replace')}")
-    return proc.returncode, proc.stdout, proc.stderr.decode(errors="replace")
 
 
 def read(path):
@@ -147,10 +139,10 @@ class RedisBloomCliTest(unittest.TestCase):
 
 
 def main():
-    global BLOOMKIT, FIXTURES
+    global FIXTURES
     if len(sys.argv) < 3:
         sys.exit("usage: redisbloom_cli_test.py PATH/TO/bloomkit FIXTURE_DIR")
-    BLOOMKIT = os.path.abspath(sys.argv[1])
+    cli_test.BLOOMKIT = os.path.abspath(sys.argv[1])
     FIXTURES = os.path.abspath(sys.argv[2])
     unittest.main(argv=[sys.argv[0], "-v", *sys.argv[3:]])
 
