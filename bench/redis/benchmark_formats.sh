@@ -9,7 +9,7 @@
 # commands/s per round and format, then the medians and the redisbloom/native ratios.
 # Given a RedisBloom module as well, a third server runs it ("RedisBloom", first in each
 # round), and its ratios to both formats are printed too.
-#   tests/integration/redis/benchmark_formats.sh path/to/bloomkit.so [ROUNDS] [REQUESTS] [redisbloom.so]
+#   bench/redis/benchmark_formats.sh path/to/bloomkit.so [ROUNDS] [REQUESTS] [redisbloom.so]
 set -euo pipefail
 module="$(realpath "$1")"
 rounds="${2:-7}"

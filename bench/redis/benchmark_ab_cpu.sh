@@ -6,7 +6,7 @@
 # (redis-benchmark -c 2 -P 64), and reads the server's utime+stime from /proc (10 ms
 # ticks: 1% resolution at these counts). CPU time of the server process moves less with
 # a loaded machine than wall-clock rates do. Prints each round and the medians.
-#   tests/integration/redis/benchmark_ab_cpu.sh A/bloomkit.so B/bloomkit.so [ROUNDS]
+#   bench/redis/benchmark_ab_cpu.sh A/bloomkit.so B/bloomkit.so [ROUNDS]
 # MODULE_ARGS passes module arguments to both sides, e.g. MODULE_ARGS="FORMAT native"
 # to measure bloomkit's native filters instead of RedisBloom-format ones (the default).
 set -euo pipefail

@@ -6,7 +6,7 @@
 # the key, reply an integer: no hashing, no probe) shows what any module command costs
 # over a built-in one on this server; BF.CARD of a missing key does what EXISTS does (look
 # up a key that is not there, reply 0) through the module API.
-#   tests/integration/redis/benchmark.sh path/to/bloomkit.so [RUNS] [REQUESTS]
+#   bench/redis/benchmark.sh path/to/bloomkit.so [RUNS] [REQUESTS]
 set -euo pipefail
 module="$(realpath "$1")"
 runs="${2:-3}"
