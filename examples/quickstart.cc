@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <bloomkit/bloomkit.h>
+
 #include <cstdio>
 
 int main() {

@@ -11,11 +11,10 @@
 // 130 KB), so they stay in the caches and the count is close to what bounds the speed.
 //
 //   bloomkit_instructions [n]     # runs every operation once; prints a checksum
-#include <boost/bloom/fast_multiblock32.hpp>
-#include <boost/bloom/filter.hpp>
-
 #include <algorithm>
 #include <array>
+#include <boost/bloom/fast_multiblock32.hpp>
+#include <boost/bloom/filter.hpp>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -75,7 +74,9 @@ template <typename Tag, int kOp>
 std::size_t calls = 0;
 
 template <typename F>
-constexpr bool kIsBloomkit = requires(F& f, std::string_view key) { f.Add(key); };
+constexpr bool kIsBloomkit = requires(F& f, std::string_view key) {
+  f.Add(key);
+};
 
 template <typename Tag, typename F>
 [[gnu::noinline]] void Insert(F& f, const Keys& k) {

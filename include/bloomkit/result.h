@@ -24,23 +24,23 @@ namespace bloomkit {
 // module map them to exit codes and replies). Append new codes; never renumber.
 enum class ErrorCode : std::uint16_t {
   kOk = 0,
-  kInvalidArgument = 1,      // an option out of its valid range
-  kTooLarge = 2,             // the filter would exceed the memory limit
-  kIncompatible = 3,         // merge/intersect of filters with different parameters
-  kBadMagic = 4,             // not a bloomkit file
-  kUnsupportedVersion = 5,   // format version this build does not read
-  kUnknownKind = 6,          // filter kind this build does not know
-  kUnknownHash = 7,          // hash id or seed this build does not implement
-  kTruncated = 8,            // fewer bytes than the header announces
-  kChecksumMismatch = 9,     // the checksum over header and payload does not match
-  kParameterMismatch = 10,   // parameters inconsistent with each other or the payload
-  kReservedNonZero = 11,     // a reserved header field is not zero
-  kWrongKind = 12,           // a valid file of another filter kind
-  kDecompressFailed = 13,    // the zstd payload does not decompress to its stated size
-  kIoError = 14,             // open/read/write/fsync/rename failed
-  kFull = 15,                // a filter that cannot grow reached its capacity
-  kUnsupported = 16,         // the operation does not apply to this filter kind
-  kLocked = 17,              // another writer held the file's lock past the wait
+  kInvalidArgument = 1,     // an option out of its valid range
+  kTooLarge = 2,            // the filter would exceed the memory limit
+  kIncompatible = 3,        // merge/intersect of filters with different parameters
+  kBadMagic = 4,            // not a bloomkit file
+  kUnsupportedVersion = 5,  // format version this build does not read
+  kUnknownKind = 6,         // filter kind this build does not know
+  kUnknownHash = 7,         // hash id or seed this build does not implement
+  kTruncated = 8,           // fewer bytes than the header announces
+  kChecksumMismatch = 9,    // the checksum over header and payload does not match
+  kParameterMismatch = 10,  // parameters inconsistent with each other or the payload
+  kReservedNonZero = 11,    // a reserved header field is not zero
+  kWrongKind = 12,          // a valid file of another filter kind
+  kDecompressFailed = 13,   // the zstd payload does not decompress to its stated size
+  kIoError = 14,            // open/read/write/fsync/rename failed
+  kFull = 15,               // a filter that cannot grow reached its capacity
+  kUnsupported = 16,        // the operation does not apply to this filter kind
+  kLocked = 17,             // another writer held the file's lock past the wait
 };
 
 // Short, stable name of a code, e.g. "checksum_mismatch".

@@ -12,8 +12,8 @@
 
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/counting_bloom_filter.h"
-#include "bloomkit/format.h"
 #include "bloomkit/cuckoo_filter.h"
+#include "bloomkit/format.h"
 #include "bloomkit/scalable_bloom_filter.h"
 
 namespace bloomkit {
