@@ -355,18 +355,6 @@ Status RedisBloomBloom::LoadChunk(Command& cmd, const Key<RedisBloomBloom>& key)
 
 // ---- The commands ---------------------------------------------------------------------
 
-template <typename F>
-Status Reserve(Command& cmd, const Key<F>& key) {
-  auto args = F::ParseReserve(cmd);
-  if (!args.ok()) return std::move(args).error();
-  if (auto empty = RequireEmpty(key); !empty.ok()) return empty;
-  auto created = F::Create(cmd, key.open, args.value());
-  if (!created.ok()) return std::move(created).error();
-  cmd.Replicate();
-  cmd.Ok();
-  return {};
-}
-
 // Multi-item commands hand the core groups of items: its batch forms hash a group first
 // and prefetch every cache line their probes touch, so that the k misses of the items
 // overlap instead of queueing (on a filter larger than the cache, most of a BF.MADD's

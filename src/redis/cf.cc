@@ -413,18 +413,6 @@ Status RedisBloomCuckoo::LoadChunk(Command& cmd, const Key<RedisBloomCuckoo>& ke
 
 // ---- The commands ---------------------------------------------------------------------
 
-template <typename F>
-Status Reserve(Command& cmd, const Key<F>& key) {
-  auto args = F::ParseReserve(cmd);
-  if (!args.ok()) return std::move(args).error();
-  if (auto empty = RequireEmpty(key); !empty.ok()) return empty;
-  auto created = F::Create(cmd, key.open, args.value());
-  if (!created.ok()) return std::move(created).error();
-  cmd.Replicate();
-  cmd.Ok();
-  return {};
-}
-
 // CF.ADD / CF.ADDNX / CF.INSERT / CF.INSERTNX after parsing.
 template <typename F>
 Status AddItems(Command& cmd, const Key<F>& key, const CfCreateArgs& create, bool autocreate, std::size_t first,

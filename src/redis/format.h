@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <span>
+#include <utility>
 
 #include "command.h"
 #include "redisbloom_type.h"
@@ -75,6 +76,20 @@ template <typename F>
 Status RequireEmpty(const Key<F>& key) {
   if (key.held == Held::kEmpty) return {};
   return ReplyError(key.mine() ? reply::kItemExists : reply::kWrongType);
+}
+
+// BF.RESERVE / CF.RESERVE in either format: the policy parses its arguments and creates
+// the filter on the empty key.
+template <typename F>
+Status Reserve(Command& cmd, const Key<F>& key) {
+  auto args = F::ParseReserve(cmd);
+  if (!args.ok()) return std::move(args).error();
+  if (auto empty = RequireEmpty(key); !empty.ok()) return empty;
+  auto created = F::Create(cmd, key.open, args.value());
+  if (!created.ok()) return std::move(created).error();
+  cmd.Replicate();
+  cmd.Ok();
+  return {};
 }
 
 // Runs `native` or `redisbloom` on the command's key, as its type (or, for a new key or
