@@ -10,6 +10,7 @@
 #include "bloomkit/cuckoo_filter.h"            // IWYU pragma: export
 #include "bloomkit/file_io.h"                  // IWYU pragma: export
 #include "bloomkit/filter.h"                   // IWYU pragma: export
+#include "bloomkit/foreign_bloom.h"            // IWYU pragma: export
 #include "bloomkit/format.h"                   // IWYU pragma: export
 #include "bloomkit/hash.h"                     // IWYU pragma: export
 #include "bloomkit/mapped_filter.h"            // IWYU pragma: export

@@ -26,10 +26,13 @@ enum class FilterKind : std::uint16_t {
   kRedisBloomScalable = 6,  // RedisBloomScalableFilter (RedisBloom's BF.* chain)
   kRedisBloomCuckoo = 7,    // RedisCuckooFilter (RedisBloom's CF.* filter)
   kWindowed = 8,            // WindowedBloomFilter (keys seen in a time window)
+  kBitsAndBlooms = 9,       // BitsAndBloomsFilter (Go's bits-and-blooms/bloom v3, foreign_bloom.h)
+  kGuava = 10,              // GuavaBloomFilter (Java's Guava BloomFilter, foreign_bloom.h)
+  kParquet = 11,            // ParquetBloomFilter (Apache Parquet's split block filter, foreign_bloom.h)
 };
 
 // "classic", "blocked", "counting", "scalable", "cuckoo", "redisbloom-bf", "redisbloom-cf",
-// "windowed".
+// "windowed", "bits-and-blooms", "guava", "parquet".
 std::string_view FilterKindName(FilterKind kind) noexcept;
 // The inverse of FilterKindName; an error names the valid kinds.
 Result<FilterKind> ParseFilterKind(std::string_view name);

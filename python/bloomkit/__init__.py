@@ -24,6 +24,7 @@ from typing import Callable, Iterator, Optional, Union
 from bloomkit._bloomkit import (
     DEFAULT_MAX_MEMORY,
     FORMAT_VERSION,
+    BitsAndBloomsFilter,
     BlockedBloomFilter,
     BloomFilter,
     ConcurrentBlockedBloomFilter,
@@ -31,7 +32,9 @@ from bloomkit._bloomkit import (
     CountingBloomFilter,
     CuckooFilter,
     FileLock,
+    GuavaBloomFilter,
     MappedFilter,
+    ParquetBloomFilter,
     RedisBloomFilter,
     RedisCuckooFilter,
     ScalableBloomFilter,
@@ -77,6 +80,9 @@ Filter = Union[
     RedisBloomFilter,
     RedisCuckooFilter,
     WindowedBloomFilter,
+    BitsAndBloomsFilter,
+    GuavaBloomFilter,
+    ParquetBloomFilter,
 ]
 
 #: The filter class of each kind name (as in files, `bloomkit create --kind` and info()).
@@ -89,12 +95,22 @@ KINDS = {
     "redisbloom-bf": RedisBloomFilter,
     "redisbloom-cf": RedisCuckooFilter,
     "windowed": WindowedBloomFilter,
+    "bits-and-blooms": BitsAndBloomsFilter,
+    "guava": GuavaBloomFilter,
+    "parquet": ParquetBloomFilter,
 }
 
 
-def load(path: Union[str, bytes, os.PathLike], *, max_memory: int = DEFAULT_MAX_MEMORY, concurrent: bool = False) -> Filter:
-    """Loads a filter file of any kind (its header names it); see _bloomkit.load."""
-    return _adopt(_bloomkit.load(path, max_memory=max_memory, concurrent=concurrent))
+def load(
+    path: Union[str, bytes, os.PathLike],
+    *,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+    concurrent: bool = False,
+    format: Optional[str] = None,
+) -> Filter:
+    """Loads a filter file of any kind (its header names it), or another library's file
+    with `format` ("bits-and-blooms", "guava", "parquet"); see _bloomkit.load."""
+    return _adopt(_bloomkit.load(path, max_memory=max_memory, concurrent=concurrent, format=format))
 
 
 def from_bytes(data, *, max_memory: int = DEFAULT_MAX_MEMORY, concurrent: bool = False) -> Filter:
@@ -142,6 +158,7 @@ __all__ = [
     "FORMAT_VERSION",
     "KINDS",
     "BadMagicError",
+    "BitsAndBloomsFilter",
     "BlockedBloomFilter",
     "BloomFilter",
     "ChecksumMismatchError",
@@ -156,11 +173,13 @@ __all__ = [
     "FileLock",
     "Filter",
     "FullError",
+    "GuavaBloomFilter",
     "IncompatibleError",
     "InvalidArgumentError",
     "LockedError",
     "MappedFilter",
     "ParameterMismatchError",
+    "ParquetBloomFilter",
     "RedisBloomFilter",
     "RedisCuckooFilter",
     "ReservedNonZeroError",

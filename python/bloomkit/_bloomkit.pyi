@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, ClassVar, Iterable, TypeVar, Union
+from typing import Any, ClassVar, Iterable, Optional, TypeVar, Union
 
 
 Key = Union[str, bytes, bytearray, memoryview]
@@ -52,7 +52,7 @@ class _AnyKind:
     def to_bytes(self, *, compress: bool = False) -> bytes: ...
     @classmethod
     def from_bytes(cls: type[_F], data: Buffer, *, max_memory: int = ...) -> _F: ...
-    def save(self, path: PathLike, *, compress: bool = False) -> None: ...
+    def save(self, path: PathLike, *, compress: bool = False, format: Optional[str] = None) -> None: ...
     @classmethod
     def load(cls: type[_F], path: PathLike, *, max_memory: int = ...) -> _F: ...
     def __getstate__(self) -> bytes: ...
@@ -233,6 +233,41 @@ class RedisCuckooFilter(_RedisBloomTransfer):
     def key_count(self, key: Key) -> int: ...
     def compact(self) -> None: ...
 
+class BitsAndBloomsFilter(_Mergeable):
+    def __init__(
+        self,
+        capacity: int = 0,
+        fp_rate: float = 0.01,
+        *,
+        num_bits: int = 0,
+        num_hashes: int = 0,
+        max_memory: int = ...,
+    ) -> None: ...
+
+class GuavaBloomFilter(_Mergeable):
+    def __init__(
+        self,
+        capacity: int = 0,
+        fp_rate: float = 0.03,
+        *,
+        num_bits: int = 0,
+        num_hashes: int = 0,
+        strategy: int = 1,
+        max_memory: int = ...,
+    ) -> None: ...
+    @property
+    def strategy(self) -> int: ...
+
+class ParquetBloomFilter(_Mergeable):
+    def __init__(
+        self,
+        capacity: int = 0,
+        fp_rate: float = 0.01,
+        *,
+        num_bits: int = 0,
+        max_memory: int = ...,
+    ) -> None: ...
+
 AnyFilter = Union[
     BloomFilter,
     BlockedBloomFilter,
@@ -244,6 +279,9 @@ AnyFilter = Union[
     RedisBloomFilter,
     RedisCuckooFilter,
     WindowedBloomFilter,
+    BitsAndBloomsFilter,
+    GuavaBloomFilter,
+    ParquetBloomFilter,
 ]
 
 class FileLock:
@@ -286,7 +324,9 @@ class MappedFilter:
     def __enter__(self) -> MappedFilter: ...
     def __exit__(self, *args: object) -> bool: ...
 
-def load(path: PathLike, *, max_memory: int = ..., concurrent: bool = False) -> AnyFilter: ...
+def load(
+    path: PathLike, *, max_memory: int = ..., concurrent: bool = False, format: Optional[str] = None
+) -> AnyFilter: ...
 def from_bytes(data: Buffer, *, max_memory: int = ..., concurrent: bool = False) -> AnyFilter: ...
 def from_redis_dump(payload: Buffer, *, max_memory: int = ...) -> Union[RedisBloomFilter, RedisCuckooFilter]: ...
 def inspect(path: PathLike, *, max_memory: int = ...) -> dict[str, Any]: ...

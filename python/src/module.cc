@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -227,6 +228,10 @@ template <typename F>
 constexpr bool kRedisBloom = std::is_same_v<F, RedisBloomScalableFilter> || std::is_same_v<F, RedisCuckooFilter>;
 template <typename F>
 constexpr bool kCanRemove = RemovableFilter<F> || std::is_same_v<F, RedisCuckooFilter>;
+// Filters of another library's layout (foreign_bloom.h): save(format=...) writes it.
+template <typename F>
+constexpr bool kForeign = std::is_same_v<F, BitsAndBloomsFilter> || std::is_same_v<F, GuavaBloomFilter> ||
+                          std::is_same_v<F, ParquetBloomFilter>;
 template <typename F>
 constexpr bool kCanMerge = MergeableFilter<F>;
 template <typename F>
@@ -955,19 +960,31 @@ py::class_<Box<F>> BindFilter(py::module_& m, const char* name, const char* doc)
       "A filter of this kind from bytes written by to_bytes(), save() or the CLI.");
   cls.def(
       "save",
-      [](const B& self, const py::object& path, bool compress) {
+      [](const B& self, const py::object& path, bool compress, const std::optional<std::string>& format) {
         const std::string file = PathString(path);
+        const bool foreign = format.has_value() && *format != "bloomkit";
+        if (foreign && *format != FilterKindName(F::kKind)) {
+          Throw(Error(ErrorCode::kUnsupported,
+                      "a " + std::string(FilterKindName(F::kKind)) + " filter has no '" + *format +
+                          "' form (format is 'bloomkit', or the library of a bits-and-blooms or guava filter)"));
+        }
         Status status = Unlocked(self, false, [&]() -> Status {
-          const std::vector<std::byte> bytes = self.filter.Serialize(SaveOptions{.compress = compress});
+          std::vector<std::byte> bytes;
+          if constexpr (kForeign<F>) {
+            bytes = foreign ? self.filter.WriteForeign() : self.filter.Serialize(SaveOptions{.compress = compress});
+          } else {
+            bytes = self.filter.Serialize(SaveOptions{.compress = compress});
+          }
           Status written = WriteFileAtomically(file, bytes);
           if (!written.ok()) return Error(written.error().code(), file + ": " + written.error().message());
           return {};
         });
         Check(status);
       },
-      py::arg("path"), py::kw_only(), py::arg("compress") = false,
+      py::arg("path"), py::kw_only(), py::arg("compress") = false, py::arg("format") = py::none(),
       "Writes the filter to path atomically (temporary file, fsync, rename): on any error the file\n"
-      "keeps its old bytes. The CLI and every binding read it.");
+      "keeps its old bytes. The CLI and every binding read it. format='bits-and-blooms' or 'guava'\n"
+      "(filters of that kind only) writes the library's own layout instead (its WriteTo / writeTo).");
   cls.def_static(
       "load",
       [](const py::object& path, std::uint64_t max_memory) {
@@ -1153,6 +1170,9 @@ py::object FromAnyBytes(std::span<const std::byte> bytes, std::uint64_t max_memo
     case FilterKind::kRedisBloomScalable: return load(std::type_identity<RedisBloomScalableFilter>{});
     case FilterKind::kRedisBloomCuckoo: return load(std::type_identity<RedisCuckooFilter>{});
     case FilterKind::kWindowed: return load(std::type_identity<WindowedBloomFilter>{});
+    case FilterKind::kBitsAndBlooms: return load(std::type_identity<BitsAndBloomsFilter>{});
+    case FilterKind::kGuava: return load(std::type_identity<GuavaBloomFilter>{});
+    case FilterKind::kParquet: return load(std::type_identity<ParquetBloomFilter>{});
   }
   Throw(prefix(Error(ErrorCode::kUnknownKind, "unknown filter kind " + std::to_string(static_cast<int>(kind)))));
 }
@@ -1702,6 +1722,70 @@ PYBIND11_MODULE(_bloomkit, m) {
              py::arg("fingerprint_bits") = 0, py::arg("max_kicks") = 500, py::arg("expansion") = 1,
              py::arg("max_filters") = 32, py::arg("max_memory") = kDefaultMaxMemory);
 
+  auto bab = BindFilter<BitsAndBloomsFilter>(
+      m, "BitsAndBloomsFilter",
+      "The Bloom filter of Go's bits-and-blooms/bloom v3, bit for bit (foreign_bloom.h): its\n"
+      "MurmurHash3 probes and sizing, so every answer equals the Go library's. Keys are the []byte\n"
+      "given to Add (a str: its UTF-8 bytes, as AddString). bloomkit.load(path,\n"
+      "format='bits-and-blooms') reads a file the library wrote (WriteTo); save(path,\n"
+      "format='bits-and-blooms') writes one it reads (ReadFrom).\n\n"
+      "BitsAndBloomsFilter(capacity, fp_rate=0.01, *, num_bits=0, num_hashes=0, max_memory=4 GiB):\n"
+      "NewWithEstimates(capacity, fp_rate), or New(num_bits, num_hashes).");
+  bab.def(py::init([](std::uint64_t capacity, double fp_rate, std::uint64_t num_bits, std::uint32_t num_hashes,
+                      std::uint64_t max_memory) {
+            return MakeBox(Take(BitsAndBloomsFilter::Create({.capacity = capacity,
+                                                             .fp_rate = fp_rate,
+                                                             .num_bits = num_bits,
+                                                             .num_hashes = num_hashes,
+                                                             .max_memory_bytes = max_memory})));
+          }),
+          py::arg("capacity") = 0, py::arg("fp_rate") = 0.01, py::kw_only(), py::arg("num_bits") = 0,
+          py::arg("num_hashes") = 0, py::arg("max_memory") = kDefaultMaxMemory);
+  auto guava = BindFilter<GuavaBloomFilter>(
+      m, "GuavaBloomFilter",
+      "Guava's BloomFilter (Java), bit for bit (foreign_bloom.h): its MurmurHash3 strategies and\n"
+      "sizing, so every answer equals Guava's. Keys are the bytes the Funnel puts: a str is its\n"
+      "UTF-8 bytes (Funnels.stringFunnel(UTF_8)); Funnels.longFunnel() puts 8 bytes little-endian\n"
+      "(struct.pack('<q', v)). bloomkit.load(path, format='guava') reads writeTo's bytes;\n"
+      "save(path, format='guava') writes what readFrom reads.\n\n"
+      "GuavaBloomFilter(capacity, fp_rate=0.03, *, num_bits=0, num_hashes=0, strategy=1,\n"
+      "max_memory=4 GiB): BloomFilter.create(funnel, capacity, fp_rate); strategy 1 is\n"
+      "MURMUR128_MITZ_64 (what create uses), 0 MURMUR128_MITZ_32.");
+  guava.def(py::init([](std::uint64_t capacity, double fp_rate, std::uint64_t num_bits, std::uint32_t num_hashes,
+                        int strategy, std::uint64_t max_memory) {
+              if (strategy != 0 && strategy != 1) {
+                Throw(Error(ErrorCode::kInvalidArgument,
+                            "strategy must be 0 (MURMUR128_MITZ_32) or 1 (MURMUR128_MITZ_64), got " +
+                                std::to_string(strategy)));
+              }
+              return MakeBox(Take(GuavaBloomFilter::Create({.capacity = capacity,
+                                                            .fp_rate = fp_rate,
+                                                            .num_bits = num_bits,
+                                                            .num_hashes = num_hashes,
+                                                            .guava_strategy = static_cast<GuavaStrategy>(strategy),
+                                                            .max_memory_bytes = max_memory})));
+            }),
+            py::arg("capacity") = 0, py::arg("fp_rate") = 0.03, py::kw_only(), py::arg("num_bits") = 0,
+            py::arg("num_hashes") = 0, py::arg("strategy") = 1, py::arg("max_memory") = kDefaultMaxMemory);
+  guava.def_property_readonly(
+      "strategy", [](const Box<GuavaBloomFilter>& self) { return static_cast<int>(self.filter.guava_strategy()); },
+      "Guava's strategy ordinal: 1 MURMUR128_MITZ_64, 0 MURMUR128_MITZ_32.");
+
+  auto parquet = BindFilter<ParquetBloomFilter>(
+      m, "ParquetBloomFilter",
+      "Apache Parquet's split block Bloom filter, bit for bit (foreign_bloom.h): XXH64 of the value's\n"
+      "plain encoding (a str: its UTF-8 bytes; an INT64: struct.pack('<q', v)), 256-bit blocks.\n"
+      "bloomkit.load(path, format='parquet') reads a BloomFilterHeader and bitset as a Parquet\n"
+      "column chunk stores them; save(path, format='parquet') writes them.\n\n"
+      "ParquetBloomFilter(capacity, fp_rate=0.01, *, num_bits=0, max_memory=4 GiB): Arrow's and\n"
+      "parquet-mr's OptimalNumOfBits(capacity, fp_rate), or num_bits rounded up to 256-bit blocks.");
+  parquet.def(py::init([](std::uint64_t capacity, double fp_rate, std::uint64_t num_bits, std::uint64_t max_memory) {
+                return MakeBox(Take(ParquetBloomFilter::Create(
+                    {.capacity = capacity, .fp_rate = fp_rate, .num_bits = num_bits, .max_memory_bytes = max_memory})));
+              }),
+              py::arg("capacity") = 0, py::arg("fp_rate") = 0.01, py::kw_only(), py::arg("num_bits") = 0,
+              py::arg("max_memory") = kDefaultMaxMemory);
+
   auto redis_bloom = BindFilter<RedisBloomScalableFilter>(
       m, "RedisBloomFilter",
       "RedisBloom's scalable Bloom filter (the BF.* commands, Redis type MBbloom--), bit for bit: the\n"
@@ -1798,12 +1882,35 @@ PYBIND11_MODULE(_bloomkit, m) {
 
   m.def(
       "load",
-      [](const py::object& path, std::uint64_t max_memory, bool concurrent) {
+      [](const py::object& path, std::uint64_t max_memory, bool concurrent,
+         const std::optional<std::string>& format) -> py::object {
         const std::string file = PathString(path);
+        if (format.has_value() && *format != "bloomkit") {
+          const auto read = [&]<typename F>(std::type_identity<F>) -> py::object {
+            Result<F> filter = [&]() -> Result<F> {
+              GilRelease nogil;
+              std::ifstream in(file, std::ios::binary);
+              if (!in) return Error(ErrorCode::kIoError, "cannot open: " + std::string(std::strerror(errno)));
+              auto f = F::ReadForeign(in, LoadOptions{.max_memory_bytes = max_memory});
+              if (f.ok() && in.peek() != std::char_traits<char>::eof()) {
+                return Error(ErrorCode::kParameterMismatch, "bytes follow the " + *format + " filter");
+              }
+              return f;
+            }();
+            if (!filter.ok()) Throw(Error(filter.error().code(), file + ": " + filter.error().message()));
+            return py::cast(MakeBox(std::move(filter).value()));
+          };
+          if (*format == "bits-and-blooms") return read(std::type_identity<BitsAndBloomsFilter>{});
+          if (*format == "guava") return read(std::type_identity<GuavaBloomFilter>{});
+          if (*format == "parquet") return read(std::type_identity<ParquetBloomFilter>{});
+          Throw(Error(ErrorCode::kInvalidArgument,
+                      "format must be 'bloomkit', 'bits-and-blooms', 'guava' or 'parquet', got '" + *format + "'"));
+        }
         std::vector<std::byte> bytes = Take(ReadPath(file, max_memory));
         return FromAnyBytes(bytes, max_memory, concurrent, file);
       },
-      py::arg("path"), py::kw_only(), py::arg("max_memory") = kDefaultMaxMemory, py::arg("concurrent") = false);
+      py::arg("path"), py::kw_only(), py::arg("max_memory") = kDefaultMaxMemory, py::arg("concurrent") = false,
+      py::arg("format") = py::none());
   m.def(
       "from_bytes",
       [](const py::buffer& data, std::uint64_t max_memory, bool concurrent) {

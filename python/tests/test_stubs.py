@@ -24,6 +24,9 @@ CLASSES = [
     "RedisBloomFilter",
     "RedisCuckooFilter",
     "WindowedBloomFilter",
+    "BitsAndBloomsFilter",
+    "GuavaBloomFilter",
+    "ParquetBloomFilter",
 ]
 # Classes that are not filters.
 OTHER_CLASSES = ["FileLock", "MappedFilter"]

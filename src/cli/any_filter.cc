@@ -19,10 +19,12 @@
 namespace bloomkit::cli {
 namespace {
 
-constexpr std::array<FilterKind, 8> kAllKinds = {FilterKind::kClassic,          FilterKind::kBlocked,
-                                                 FilterKind::kCounting,         FilterKind::kScalable,
-                                                 FilterKind::kCuckoo,           FilterKind::kRedisBloomScalable,
-                                                 FilterKind::kRedisBloomCuckoo, FilterKind::kWindowed};
+constexpr std::array<FilterKind, 11> kAllKinds = {FilterKind::kClassic,          FilterKind::kBlocked,
+                                                  FilterKind::kCounting,         FilterKind::kScalable,
+                                                  FilterKind::kCuckoo,           FilterKind::kRedisBloomScalable,
+                                                  FilterKind::kRedisBloomCuckoo, FilterKind::kWindowed,
+                                                  FilterKind::kBitsAndBlooms,    FilterKind::kGuava,
+                                                  FilterKind::kParquet};
 
 template <typename F>
 constexpr bool kWindowed = std::is_same_v<F, WindowedBloomFilter>;
@@ -100,6 +102,24 @@ Result<WindowedBloomFilter> CreateAs(std::type_identity<WindowedBloomFilter> /*t
                                       .generations = s.generations,
                                       .start_time = NowMs(),
                                       .max_memory_bytes = s.max_memory_bytes});
+}
+
+// The libraries' own sizing: bits-and-blooms' NewWithEstimates(n, p), Guava's
+// BloomFilter.create(funnel, n, p) (MURMUR128_MITZ_64).
+Result<BitsAndBloomsFilter> CreateAs(std::type_identity<BitsAndBloomsFilter> /*tag*/, const CreateSpec& s) {
+  return BitsAndBloomsFilter::Create(
+      {.capacity = s.capacity, .fp_rate = s.fp_rate, .max_memory_bytes = s.max_memory_bytes});
+}
+
+Result<GuavaBloomFilter> CreateAs(std::type_identity<GuavaBloomFilter> /*tag*/, const CreateSpec& s) {
+  return GuavaBloomFilter::Create(
+      {.capacity = s.capacity, .fp_rate = s.fp_rate, .max_memory_bytes = s.max_memory_bytes});
+}
+
+// Arrow's and parquet-mr's OptimalNumOfBits.
+Result<ParquetBloomFilter> CreateAs(std::type_identity<ParquetBloomFilter> /*tag*/, const CreateSpec& s) {
+  return ParquetBloomFilter::Create(
+      {.capacity = s.capacity, .fp_rate = s.fp_rate, .max_memory_bytes = s.max_memory_bytes});
 }
 
 template <std::size_t I = 0>
@@ -198,6 +218,16 @@ void AddDetails(FilterSummary& s, const RedisCuckooFilter& f) {
   s.num_filters = f.num_filters();
   s.num_deletes = f.num_deletes();
   s.num_hashes = 2;
+}
+
+void AddDetails(FilterSummary& s, const BitsAndBloomsFilter& f) {
+  s.num_hashes = f.num_hashes();
+}
+void AddDetails(FilterSummary& s, const GuavaBloomFilter& f) {
+  s.num_hashes = f.num_hashes();
+}
+void AddDetails(FilterSummary& s, const ParquetBloomFilter& f) {
+  s.num_hashes = f.num_hashes();
 }
 
 // Every figure from the core's own statistics (filter.h); no kind is special here.

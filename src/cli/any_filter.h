@@ -22,6 +22,7 @@
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/counting_bloom_filter.h"
 #include "bloomkit/cuckoo_filter.h"
+#include "bloomkit/foreign_bloom.h"
 #include "bloomkit/format.h"
 #include "bloomkit/mapped_filter.h"
 #include "bloomkit/options.h"
@@ -33,7 +34,8 @@
 namespace bloomkit::cli {
 
 using FilterVariant = std::variant<BloomFilter, BlockedBloomFilter, CountingBloomFilter, ScalableBloomFilter,
-                                   CuckooFilter, RedisBloomScalableFilter, RedisCuckooFilter, WindowedBloomFilter>;
+                                   CuckooFilter, RedisBloomScalableFilter, RedisCuckooFilter, WindowedBloomFilter,
+                                   BitsAndBloomsFilter, GuavaBloomFilter, ParquetBloomFilter>;
 
 // The time windowed filters live in: milliseconds since the Unix epoch, from the system
 // clock, or from the environment variable BLOOMKIT_NOW_MS when it is set (a whole

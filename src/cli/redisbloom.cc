@@ -19,6 +19,7 @@
 #include "bloomkit/redisbloom_codec.h"
 #include "cli.h"
 #include "filter_file.h"
+#include "foreign.h"
 #include "numbers.h"
 
 namespace bloomkit::cli {
@@ -118,6 +119,7 @@ int RunImport(const ImportOptions& o, const GlobalOptions& global) {
 struct ExportOptions {
   std::string in;
   std::string format;
+  std::string to;
   std::string dump;
   std::string chunks_dir;
   bool force = false;
@@ -136,7 +138,19 @@ void WriteOut(const std::string& path, std::span<const std::byte> bytes, bool fo
 }
 
 int RunExport(const ExportOptions& o, const GlobalOptions& global) {
-  if (o.format != "redisbloom") Fail(kExitUsage, fmt::format("--format must be redisbloom, got '{}'", o.format));
+  if (const ForeignFormat* foreign = FindForeignFormat(o.format); foreign != nullptr) {
+    if (!o.dump.empty() || !o.chunks_dir.empty()) {
+      Fail(kExitUsage, fmt::format("--format {} writes one file: give --to FILE, not --dump or --chunks", o.format));
+    }
+    ExportForeign(*foreign, o.in, o.to, o.force, global);
+    return kExitOk;
+  }
+  if (o.format != "redisbloom") {
+    std::string names = "redisbloom";
+    for (const ForeignFormat& f : ForeignFormats()) names += fmt::format(", {}", f.name);
+    Fail(kExitUsage, fmt::format("--format must be one of {}, got '{}'", names, o.format));
+  }
+  if (!o.to.empty()) Fail(kExitUsage, "--format redisbloom writes --dump FILE or --chunks DIR, not --to");
   if (o.dump.empty() == o.chunks_dir.empty()) Fail(kExitUsage, "give either --dump FILE or --chunks DIR");
   const LoadedFilter loaded = LoadFilter(o.in, global);
   const FilterVariant& v = loaded.filter.variant();
@@ -195,14 +209,25 @@ Command AddImportCommand(CLI::App& parent, const GlobalOptions& global) {
 Examples:
   bloomkit import redisbloom seen.bf --dump seen.dump
   bloomkit import redisbloom seen.bf --chunks chunk000.bin chunk001.bin chunk002.bin)");
-  return {app, [o, &global] { return RunImport(*o, global); }};
+  auto foreign = std::make_shared<std::vector<std::function<int()>>>();
+  AddForeignImports(*app, global, *foreign);
+  return {app, [o, rb, foreign, &global] {
+            if (rb->parsed()) return RunImport(*o, global);
+            for (const auto& run : *foreign) {
+              if (const int status = run(); status >= 0) return status;
+            }
+            return kExitUsage;
+          }};
 }
 
 Command AddExportCommand(CLI::App& parent, const GlobalOptions& global) {
   auto o = std::make_shared<ExportOptions>();
   CLI::App* app = parent.add_subcommand("export", "write a filter in another system's format");
-  app->add_option("IN", o->in, "the filter file to read (kind redisbloom-bf or redisbloom-cf)")->required();
-  app->add_option("--format", o->format, "redisbloom")->required();
+  app->add_option("IN", o->in,
+                  "the filter file to read (kind redisbloom-bf or redisbloom-cf, bits-and-blooms, guava, parquet)")
+      ->required();
+  app->add_option("--format", o->format, "redisbloom, bits-and-blooms, guava or parquet")->required();
+  app->add_option("--to", o->to, "bits-and-blooms, guava, parquet: the file to write (the library's own layout)");
   app->add_option("--dump", o->dump, "write the DUMP payload (for RESTORE) to this file");
   app->add_option("--chunks", o->chunks_dir,
                   "write the SCANDUMP chunks (for BF/CF.LOADCHUNK) and iterators.txt into this directory");
@@ -210,7 +235,9 @@ Command AddExportCommand(CLI::App& parent, const GlobalOptions& global) {
   app->footer(R"(
 Examples:
   bloomkit export seen.bf --format redisbloom --dump seen.dump
-  bloomkit export seen.bf --format redisbloom --chunks seen.chunks)");
+  bloomkit export seen.bf --format redisbloom --chunks seen.chunks
+  bloomkit export users.bf --format bits-and-blooms --to users.bloom
+  bloomkit export users.bf --format guava --to users.guava)");
   return {app, [o, &global] { return RunExport(*o, global); }};
 }
 

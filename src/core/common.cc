@@ -36,7 +36,7 @@ std::string_view ErrorCodeName(ErrorCode code) noexcept {
 }
 
 namespace {
-constexpr std::array<std::pair<FilterKind, std::string_view>, 8> kKindNames = {{
+constexpr std::array<std::pair<FilterKind, std::string_view>, 11> kKindNames = {{
     {FilterKind::kClassic, "classic"},
     {FilterKind::kBlocked, "blocked"},
     {FilterKind::kCounting, "counting"},
@@ -45,6 +45,9 @@ constexpr std::array<std::pair<FilterKind, std::string_view>, 8> kKindNames = {{
     {FilterKind::kRedisBloomScalable, "redisbloom-bf"},
     {FilterKind::kRedisBloomCuckoo, "redisbloom-cf"},
     {FilterKind::kWindowed, "windowed"},
+    {FilterKind::kBitsAndBlooms, "bits-and-blooms"},
+    {FilterKind::kGuava, "guava"},
+    {FilterKind::kParquet, "parquet"},
 }};
 }  // namespace
 
@@ -59,9 +62,9 @@ Result<FilterKind> ParseFilterKind(std::string_view name) {
   for (const auto& [k, n] : kKindNames) {
     if (n == name) return k;
   }
-  return internal::MakeError(
-      ErrorCode::kInvalidArgument, "unknown filter kind '", name,
-      "' (valid: classic, blocked, counting, scalable, cuckoo, redisbloom-bf, redisbloom-cf, windowed)");
+  return internal::MakeError(ErrorCode::kInvalidArgument, "unknown filter kind '", name,
+                             "' (valid: classic, blocked, counting, scalable, cuckoo, redisbloom-bf, redisbloom-cf, "
+                             "windowed, bits-and-blooms, guava, parquet)");
 }
 
 HashPair HashKey(std::string_view key) noexcept {

@@ -12,8 +12,11 @@
 //    18    2 hash_id (1 = XXH3-128 + enhanced double hashing; 2 = RedisBloom's murmur, kinds 6, 7;
 //              3 = XXH3-64, blocked filters of 256-bit blocks only; 4 = short-key hash,
 //              blocked filters of 256-bit blocks, classic and windowed filters)
+//              blocked filters of 256-bit blocks and classic filters; 5 = bits-and-blooms'
+//              murmur, kind 8; 6 = Guava's murmur strategies, kind 9; 7 = Parquet's
+//              XXH64 split block filter, kind 10)
 //    20    4 flags (bit 0: payload is one zstd frame; other bits zero)
-//    24    8 hash_seed (kHashSeed; 0 with hash_id 2)
+//    24    8 hash_seed (kHashSeed; 0 with hash_id 2, 5, 6 and 7)
 //    32    8 capacity
 //    40    8 count
 //    48    8 stored_payload_bytes
@@ -34,6 +37,7 @@
 #include <limits>
 #include <string>
 
+#include "bloomkit/foreign_bloom.h"
 #include "internal/codec.h"
 #include "internal/endian.h"
 #include "internal/hash_inline.h"
@@ -59,7 +63,16 @@ constexpr std::size_t kOffReserved = 120;
 constexpr std::uint32_t kKnownFlags = kFlagZstdPayload;
 
 bool KnownKind(std::uint16_t kind) {
-  return kind >= 1 && kind <= 8;
+  return kind >= 1 && kind <= 11;
+}
+
+// Kinds 9, 10 and 11 (foreign_bloom.h) hash as their library does, with its own seed (0):
+// the hash id is the kind's own, the seed field 0.
+std::uint16_t ForeignHashId(FilterKind kind) {
+  if (kind == FilterKind::kBitsAndBlooms) return kHashIdBitsAndBlooms;
+  if (kind == FilterKind::kGuava) return kHashIdGuava;
+  if (kind == FilterKind::kParquet) return kHashIdParquet;
+  return 0;
 }
 
 bool IsRedisBloomKind(FilterKind kind) {
@@ -112,7 +125,7 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
     return MakeError(ErrorCode::kParameterMismatch, "header length ", header_bytes, " is not ", kHeaderBytes);
   }
   const auto kind = LoadLE<std::uint16_t>(p + kOffKind);
-  if (!KnownKind(kind)) return MakeError(ErrorCode::kUnknownKind, "unknown filter kind ", kind, " (valid: 1..8)");
+  if (!KnownKind(kind)) return MakeError(ErrorCode::kUnknownKind, "unknown filter kind ", kind, " (valid: 1..11)");
   h.kind = static_cast<FilterKind>(kind);
   h.hash_id = LoadLE<std::uint16_t>(p + kOffHashId);
   h.hash_seed = LoadLE<std::uint64_t>(p + kOffSeed);
@@ -122,7 +135,12 @@ Result<FileHeader> DecodeHeader(std::span<const std::byte> bytes) {
       h.hash_id == kHashIdXxh3DoubleHashing ||
       ((h.hash_id == kHashIdXxh3x64 || h.hash_id == kHashIdShort64) && h.kind == FilterKind::kBlocked) ||
       (h.hash_id == kHashIdShort64 && (h.kind == FilterKind::kClassic || h.kind == FilterKind::kWindowed));
-  if (IsRedisBloomKind(h.kind)) {
+  if (const std::uint16_t foreign = ForeignHashId(h.kind); foreign != 0) {
+    if (h.hash_id != foreign || h.hash_seed != 0) {
+      return MakeError(ErrorCode::kUnknownHash, "unknown hash for a ", FilterKindName(h.kind), " filter: id ",
+                       h.hash_id, " seed 0x", std::hex, h.hash_seed, " (expected id ", std::dec, foreign, ", seed 0)");
+    }
+  } else if (IsRedisBloomKind(h.kind)) {
     if (h.hash_id != kHashIdRedisBloomMurmur || h.hash_seed != 0) {
       return MakeError(ErrorCode::kUnknownHash, "unknown hash for a ", FilterKindName(h.kind), " filter: id ",
                        h.hash_id, " seed 0x", std::hex, h.hash_seed, " (expected id 2, seed 0)");
@@ -167,7 +185,9 @@ void StampHeader(FileHeader& header) noexcept {
   // A blocked filter of 256-bit blocks sets hash id 4 or 3, a classic filter 4 or 1, a
   // windowed filter 4;
   // every other filter gets its kind's id.
-  if (IsRedisBloomKind(header.kind)) {
+  if (const std::uint16_t foreign = ForeignHashId(header.kind); foreign != 0) {
+    header.hash_id = foreign;
+  } else if (IsRedisBloomKind(header.kind)) {
     header.hash_id = kHashIdRedisBloomMurmur;
   } else if (!((header.hash_id == kHashIdXxh3x64 && header.kind == FilterKind::kBlocked) ||
                (header.hash_id == kHashIdShort64 &&
@@ -175,7 +195,7 @@ void StampHeader(FileHeader& header) noexcept {
                  header.kind == FilterKind::kWindowed)))) {
     header.hash_id = kHashIdXxh3DoubleHashing;
   }
-  header.hash_seed = IsRedisBloomKind(header.kind) ? 0 : kHashSeed;
+  header.hash_seed = IsRedisBloomKind(header.kind) || ForeignHashId(header.kind) != 0 ? 0 : kHashSeed;
   header.flags = 0;
 }
 

@@ -213,6 +213,11 @@ Result<FilterParameters> CalculateParameters(std::uint64_t capacity, double fp_r
     case FilterKind::kWindowed:
       return MakeError(ErrorCode::kUnsupported,
                        "windowed filters size their stages themselves (windowed_bloom_filter.h)");
+    case FilterKind::kBitsAndBlooms:
+    case FilterKind::kGuava:
+    case FilterKind::kParquet:
+      return MakeError(ErrorCode::kUnsupported, FilterKindName(kind),
+                       " filters size themselves as their library does (foreign_bloom.h)");
   }
   out.bits_per_key = static_cast<double>(out.num_bits) / n;
   return out;
@@ -298,6 +303,11 @@ Result<FilterParameters> CalculateFpRateForBits(std::uint64_t capacity, std::uin
     case FilterKind::kWindowed:
       return MakeError(ErrorCode::kUnsupported,
                        "windowed filters size their stages themselves (windowed_bloom_filter.h)");
+    case FilterKind::kBitsAndBlooms:
+    case FilterKind::kGuava:
+    case FilterKind::kParquet:
+      return MakeError(ErrorCode::kUnsupported, FilterKindName(kind),
+                       " filters size themselves as their library does (foreign_bloom.h)");
   }
   out.fp_rate = out.expected_fp_rate;
   out.bits_per_key = static_cast<double>(out.num_bits) / n;

@@ -115,6 +115,8 @@ struct DefaultFilterTraits {
   static constexpr std::size_t kSizeParam = 0;
   // The hash id the kind writes (2 only for blocked filters of 256-bit blocks).
   static constexpr std::uint16_t kHashId = bloomkit::kHashIdXxh3DoubleHashing;
+  // The header's seed: kHashSeed, or 0 for the kinds that hash as another library does.
+  static constexpr std::uint64_t kSeed = bloomkit::kHashSeed;
   static constexpr bloomkit::FilterKind kOtherKind =
       F::kKind == bloomkit::FilterKind::kClassic ? bloomkit::FilterKind::kBlocked : bloomkit::FilterKind::kClassic;
 
@@ -380,7 +382,7 @@ TYPED_TEST_P(FilterContractTest, SerializedHeaderFollowsTheFormat) {
     EXPECT_EQ(LoadU32(bytes, layout::kHeaderLength), 128U);
     EXPECT_EQ(LoadU16(bytes, layout::kKind), static_cast<std::uint16_t>(TypeParam::Filter::kKind));
     EXPECT_EQ(LoadU16(bytes, layout::kHashId), TypeParam::kHashId);
-    EXPECT_EQ(LoadU64(bytes, layout::kSeed), bloomkit::kHashSeed);
+    EXPECT_EQ(LoadU64(bytes, layout::kSeed), TypeParam::kSeed);
     EXPECT_EQ(LoadU64(bytes, layout::kCapacity), 100U);
     EXPECT_EQ(LoadU64(bytes, layout::kReserved), 0U);
     for (std::size_t i = TypeParam::kUsedParams; i < bloomkit::kNumHeaderParams; ++i) {
@@ -539,7 +541,7 @@ TYPED_TEST_P(FilterContractTest, CraftedHeadersPassingTheChecksumGetTheirOwnErro
       this->ExpectError(crafted([&](Bytes& b) { StoreLE(b, layout::kVersion, version, 4); }),
                         ErrorCode::kUnsupportedVersion, "format version " + std::to_string(version));
     }
-    for (const std::uint64_t kind : {0ULL, 9ULL, 0xffffULL}) {
+    for (const std::uint64_t kind : {0ULL, 12ULL, 0xffffULL}) {
       this->ExpectError(crafted([&](Bytes& b) { StoreLE(b, layout::kKind, kind, 2); }), ErrorCode::kUnknownKind,
                         "kind " + std::to_string(kind));
     }
@@ -552,8 +554,12 @@ TYPED_TEST_P(FilterContractTest, CraftedHeadersPassingTheChecksumGetTheirOwnErro
             : ErrorCode::kUnknownHash,
         "another known kind");
     // Ids 2, 3 and 4 belong to other kinds (RedisBloom's) or to the other blocked layout
-    // (4 is also a classic filter's option, tested in bloom_filter_test); 5 to none.
-    std::vector<std::uint64_t> ids = {0, 2, 5};
+    // (4 is also a classic filter's option, tested in bloom_filter_test), 5 to 7 to the
+    // other libraries' kinds (foreign_bloom.h); 8 to none.
+    std::vector<std::uint64_t> ids = {0, 2, 8};
+    for (const std::uint64_t foreign : {5U, 6U, 7U}) {
+      if (foreign != TypeParam::kHashId) ids.push_back(foreign);
+    }
     if (TypeParam::kHashId == bloomkit::kHashIdXxh3DoubleHashing) {
       ids.push_back(3);
       if (TypeParam::Filter::kKind != bloomkit::FilterKind::kClassic) ids.push_back(4);

@@ -219,7 +219,7 @@ def check_command_lines(bloomkit, block, failures, cache):
                     break
                 path = candidate
                 i += 1
-                if path[0] != "experiment":
+                if path[0] not in ("experiment", "import"):  # the commands with subcommands
                     break
             if not path and not any(a in ("--help", "--version") for a in args):
                 failures.append(f"{os.path.relpath(block.path)}:{number}: no bloomkit command in: {line.strip()}")

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "bloomkit/bloomkit.h"
+#include "bloomkit/foreign_bloom.h"
 #include "fuzz_scratch.h"
 #include "internal/endian.h"
 #include "internal/hash_inline.h"
@@ -95,6 +96,9 @@ void UpdateOne(const std::uint8_t* data, std::size_t size) {
     case bloomkit::FilterKind::kRedisBloomScalable: UpdateAs<bloomkit::RedisBloomScalableFilter>(path, options); break;
     case bloomkit::FilterKind::kRedisBloomCuckoo: UpdateAs<bloomkit::RedisCuckooFilter>(path, options); break;
     case bloomkit::FilterKind::kWindowed: UpdateAs<bloomkit::WindowedBloomFilter>(path, options); break;
+    case bloomkit::FilterKind::kBitsAndBlooms: UpdateAs<bloomkit::BitsAndBloomsFilter>(path, options); break;
+    case bloomkit::FilterKind::kGuava: UpdateAs<bloomkit::GuavaBloomFilter>(path, options); break;
+    case bloomkit::FilterKind::kParquet: UpdateAs<bloomkit::ParquetBloomFilter>(path, options); break;
   }
   std::filesystem::remove(path);
 }

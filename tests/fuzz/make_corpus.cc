@@ -7,6 +7,8 @@
 //   redis_args, cli_numbers, cli_keys: valid command arguments, numbers and key files;
 //   redisbloom: RedisBloom 2.8.20's DUMP payloads and SCANDUMP chunks of its small keys
 //     (tests/golden/redisbloom), and the same filters as bloomkit files;
+//   foreign: bits-and-blooms and Guava files (a selector byte, then the file) of small
+//     filters, empty and filled, each Guava strategy, a bitset longer than m;
 //   count_limit seeds of every kind: a file (or RedisBloom header chunk) whose counts are
 //     2^63 - 1, the most a filter keeps, which an add once took past what loads.
 // Run from the repository root (the output is deterministic, so a re-run changes no
@@ -24,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bloomkit/foreign_bloom.h"
 #include "bloomkit/redisbloom_codec.h"
 #include "dump.h"
 #include "fuzz_filters.h"
@@ -451,6 +454,43 @@ int WriteRedisBloomSeeds(const fs::path& dir, const fs::path& update_dir) {
 
 }  // namespace
 
+// fuzz_foreign: byte 0 selects the layout (0 bits-and-blooms, 1 Guava, 2 Parquet), then the file.
+int WriteForeignSeeds(const fs::path& dir) {
+  int failures = 0;
+  const auto seed = [&](const std::string& name, std::uint8_t selector, const std::vector<std::byte>& file) {
+    std::string bytes(1, static_cast<char>(selector));
+    bytes.append(reinterpret_cast<const char*>(file.data()), file.size());
+    failures += WriteBytes(dir / name, bytes);
+  };
+  for (const std::uint64_t keys : {std::uint64_t{0}, std::uint64_t{40}}) {
+    auto bab = bloomkit::BitsAndBloomsFilter::Create({.capacity = 50, .fp_rate = 0.01});
+    auto guava = bloomkit::GuavaBloomFilter::Create({.capacity = 50, .fp_rate = 0.01});
+    auto guava32 = bloomkit::GuavaBloomFilter::Create(
+        {.capacity = 50, .fp_rate = 0.01, .guava_strategy = bloomkit::GuavaStrategy::kMurmur128Mitz32});
+    for (std::uint64_t i = 0; i < keys; ++i) {
+      const std::string key = "key" + std::to_string(i);
+      (void)bab->Add(key);
+      (void)guava->Add(key);
+      (void)guava32->Add(key);
+    }
+    const std::string n = "_n" + std::to_string(keys);
+    seed("bab" + n, 0, bab->WriteForeign());
+    seed("guava" + n, 1, guava->WriteForeign());
+    seed("guava32" + n, 1, guava32->WriteForeign());
+    auto parquet = bloomkit::ParquetBloomFilter::Create({.capacity = 50, .fp_rate = 0.01});
+    for (std::uint64_t i = 0; i < keys; ++i) (void)parquet->Add("key" + std::to_string(i));
+    seed("parquet" + n, 2, parquet->WriteForeign());
+  }
+  // bits-and-blooms' FromWithM: a bitset of 128 bits for m = 70.
+  std::vector<std::byte> longer(24 + 16, std::byte{0});
+  longer[7] = std::byte{70};
+  longer[15] = std::byte{3};
+  longer[23] = std::byte{128};
+  longer[24 + 7] = std::byte{0x81};
+  seed("bab_bitset_longer_than_m", 0, longer);
+  return failures;
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
@@ -483,5 +523,6 @@ int main(int argc, char** argv) {
   failures += WriteRedisBloomSeeds(root / "redisbloom", root / "update_file");
   // fuzz_load_file: the same files (every kind, raw and compressed).
   failures += CopySeeds(root, "load_file", {"update_file"});
+  failures += WriteForeignSeeds(root / "foreign");
   return failures == 0 ? 0 : 1;
 }
