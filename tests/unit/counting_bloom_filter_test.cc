@@ -210,7 +210,7 @@ TEST(CountingBloomFilterTest, RemoveTakesRepeatedPositionsIntoAccount) {
   EXPECT_EQ(f.saturated_counters(), 0U);
 }
 
-// The overflow scenario: one key added 20 times with 4-bit counters, then
+// Counter overflow: one key added 20 times with 4-bit counters, then
 // removed 20 times, among other keys: no other key may become a false negative.
 TEST(CountingBloomFilterTest, SaturatedCountersNeverCauseFalseNegatives) {
   CountingBloomFilter f = Make(2000, 0.01, 4);

@@ -94,7 +94,7 @@ TEST(ScalableBloomFilterTest, StagesFollowTheSchedule) {
   EXPECT_LT(f.ExpectedFpRate(), 0.01);
 }
 
-// The bound: after 10x and 100x the initial capacity the measured rate of the
+// The growth bound: after 10x and 100x the initial capacity the measured rate of the
 // whole chain is still below the target p. With s = 2, r = 0.5 the stage targets sum
 // to p (1 - 2^-stages): at 100x (7 stages) 0.992 p, so the query count is chosen to
 // make the binomial noise small against the margin: 2.5 * 10^6 queries at p = 1% give
