@@ -139,6 +139,9 @@ class FilterReader {
   // The same for a serialization in memory; `bytes` must outlive the reader.
   static Result<FilterReader> OpenBytes(std::span<const std::byte> bytes, std::optional<FilterKind> expected_kind,
                                         std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes);
+  // A temporary buffer would be gone before the first read: name it first.
+  static Result<FilterReader> OpenBytes(std::vector<std::byte>&& bytes, std::optional<FilterKind> expected_kind,
+                                        std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes) = delete;
   // The next serialized filter of a stream (ReadFrom), read once and in order: the
   // header and its checks except the checksum, which is computed as the stored bytes
   // arrive and compared by Finish (or VerifyRest) after the payload was read. Takes

@@ -119,7 +119,8 @@ TEST(CountLimit, MergedFullClassicAndBlockedFiltersLoadAgain) {
   ExpectLoadsAgain(classic.value());
   ASSERT_TRUE(classic->Intersect(copy).ok());
   ExpectLoadsAgain(classic.value());
-  auto reader = bloomkit::FilterReader::OpenBytes(copy.Serialize(), std::nullopt);
+  const std::vector<std::byte> bytes = copy.Serialize();  // the reader reads it, and does not own it
+  auto reader = bloomkit::FilterReader::OpenBytes(bytes, std::nullopt);
   ASSERT_TRUE(reader.ok());
   ASSERT_TRUE(classic->MergeFrom(reader.value()).ok());
   ExpectLoadsAgain(classic.value());
@@ -132,7 +133,8 @@ TEST(CountLimit, MergedFullClassicAndBlockedFiltersLoadAgain) {
   ASSERT_TRUE(blocked->Merge(blocked_copy).ok());
   EXPECT_LE(blocked->count(), kMaxFileCount);
   ExpectLoadsAgain(blocked.value());
-  auto blocked_reader = bloomkit::FilterReader::OpenBytes(blocked_copy.Serialize(), std::nullopt);
+  const std::vector<std::byte> blocked_bytes = blocked_copy.Serialize();
+  auto blocked_reader = bloomkit::FilterReader::OpenBytes(blocked_bytes, std::nullopt);
   ASSERT_TRUE(blocked_reader.ok());
   ASSERT_TRUE(blocked->MergeFrom(blocked_reader.value()).ok());
   ExpectLoadsAgain(blocked.value());
