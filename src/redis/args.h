@@ -41,7 +41,7 @@ struct ModuleConfig {
   std::uint64_t initial_size = 100;                           // INITIAL_SIZE (or CAPACITY)
   std::uint32_t expansion = 2;                                // EXPANSION
   std::uint64_t cf_initial_size = 1024;                       // CF_INITIAL_SIZE: CF.ADD/INSERT auto-create
-  std::uint32_t cf_bucket_size = 2;                           // CF_BUCKETSIZE: 2, 4 or 8
+  std::uint32_t cf_bucket_size = 2;                           // CF_BUCKETSIZE: 1..255 (native filters: 2, 4, 8)
   std::uint32_t cf_max_iterations = 20;                       // CF_MAX_ITERATIONS
   std::uint32_t cf_expansion = 1;                             // CF_EXPANSION
   std::uint32_t cf_max_expansions = 32;                       // CF_MAX_EXPANSIONS: sub-filters of one cuckoo filter

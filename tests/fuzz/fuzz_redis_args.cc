@@ -79,7 +79,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         BLOOMKIT_FUZZ_CHECK(c.error_rate > 0 && c.error_rate < 1);
         BLOOMKIT_FUZZ_CHECK(c.max_filter_bytes >= 4096 && c.max_filter_bytes <= (std::uint64_t{1} << 40));
         BLOOMKIT_FUZZ_CHECK(c.scandump_chunk_bytes >= 16 && c.scandump_chunk_bytes <= (std::uint64_t{256} << 20));
-        BLOOMKIT_FUZZ_CHECK(c.cf_bucket_size == 2 || c.cf_bucket_size == 4 || c.cf_bucket_size == 8);
+        // RedisBloom's range (native cuckoo filters take 2, 4 or 8 of it when they are made).
+        BLOOMKIT_FUZZ_CHECK(c.cf_bucket_size >= 1 && c.cf_bucket_size <= 255);
+        BLOOMKIT_FUZZ_CHECK(c.cf_initial_size >= 2 * std::uint64_t{c.cf_bucket_size});
         BLOOMKIT_FUZZ_CHECK(c.cbf_counter_bits == 4 || c.cbf_counter_bits == 8);
       }
       break;
