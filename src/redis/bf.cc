@@ -125,15 +125,7 @@ struct RedisBloomBloom {
     options.expansion = args.expansion;
     options.non_scaling = args.nonscaling;
     options.max_memory_bytes = RedisBloomFilterLimit(Config());
-    Result<Filter> chain = Error(ErrorCode::kTooLarge, "out of memory");
-    try {
-      chain = Filter::Create(options);
-    } catch (const std::bad_alloc&) {
-    }
-    if (!chain.ok()) return CreateError(cmd, chain.error(), reply::kBfCannotCreate);
-    Filter* stored = RbStore<RbBloomType>(key, std::move(chain).value());
-    if (stored == nullptr) return ReplyError(reply::kInternal);
-    return stored;
+    return RbCreateStored<RbBloomType>(cmd, key, options, reply::kBfCannotCreate);
   }
 
   // RedisBloom's texts: a full NONSCALING chain, or a link that cannot be added (its

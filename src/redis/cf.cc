@@ -180,15 +180,7 @@ struct RedisBloomCuckoo {
     options.max_iterations = args.max_iterations;
     options.expansion = args.expansion;
     options.max_memory_bytes = RedisBloomFilterLimit(Config());
-    Result<Filter> filter = Error(ErrorCode::kTooLarge, "out of memory");
-    try {
-      filter = Filter::Create(options);
-    } catch (const std::bad_alloc&) {
-    }
-    if (!filter.ok()) return CreateError(cmd, filter.error(), reply::kCfCannotCreate);
-    Filter* stored = RbStore<RbCuckooType>(key, std::move(filter).value());
-    if (stored == nullptr) return ReplyError(reply::kInternal);
-    return stored;
+    return RbCreateStored<RbCuckooType>(cmd, key, options, reply::kCfCannotCreate);
   }
 
   // A filter that already has CF_MAX_EXPANSIONS sub-filters refuses the whole command

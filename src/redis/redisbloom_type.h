@@ -67,6 +67,24 @@ Filter* RbNew(F&& filter) {
   return value;
 }
 
+// BF.RESERVE / CF.RESERVE and the commands that create a key: makes the filter from
+// `options` (running out of memory is an error, never an exception into Redis), answers
+// a refusal with CreateError and stores the filter at the empty key.
+template <typename Type, typename Options>
+Result<typename Type::Filter*> RbCreateStored(const Command& cmd, const OpenKey& key, const Options& options,
+                                              std::string_view cannot_create) {
+  using Filter = typename Type::Filter;
+  Result<Filter> made = Error(ErrorCode::kTooLarge, "out of memory");
+  try {
+    made = Filter::Create(options);
+  } catch (const std::bad_alloc&) {
+  }
+  if (!made.ok()) return CreateError(cmd, made.error(), cannot_create);
+  Filter* stored = RbStore<Type>(key, std::move(made).value());
+  if (stored == nullptr) return ReplyError(reply::kInternal);
+  return stored;
+}
+
 template <typename Filter>
 void RbDelete(Filter* filter) noexcept {
   if (filter == nullptr) return;
