@@ -35,6 +35,19 @@ struct AddOutcome {
   std::string error;
 };
 
+// CF.ADD's insert (CF.ADDNX's with `nx`: only an absent item) in either format: kAdded
+// or kPresent with an ok status, else the core's error for the policy to reply with.
+template <typename Filter>
+std::pair<Inserted, Status> Insert(Filter& filter, std::string_view item, bool nx) {
+  if (!nx) {
+    Status status = filter.Add(item);
+    return {Inserted::kAdded, std::move(status)};
+  }
+  auto r = filter.AddIfAbsent(item);
+  if (!r.ok()) return {Inserted::kFailed, std::move(r).error()};
+  return {r.value() ? Inserted::kAdded : Inserted::kPresent, Status{}};
+}
+
 // The eight fields of CF.INFO, in RedisBloom's order.
 struct CuckooInfo {
   std::uint64_t size = 0;
@@ -110,19 +123,8 @@ struct NativeCuckoo {
 
   static AddOutcome Add(const Command& /*cmd*/, Filter& filter, std::string_view item, bool nx) {
     filter.SeedKicks(kKickSeed);
-    Status status;
-    bool added = true;
-    if (nx) {
-      auto r = filter.AddIfAbsent(item);
-      if (r.ok()) {
-        added = r.value();
-      } else {
-        status = std::move(r).error();
-      }
-    } else {
-      status = filter.Add(item);
-    }
-    if (status.ok()) return {added ? Inserted::kAdded : Inserted::kPresent, {}};
+    auto [inserted, status] = Insert(filter, item, nx);
+    if (status.ok()) return {inserted, {}};
     if (status.error().code() == ErrorCode::kFull) return {Inserted::kNoSpace, {}};
     return {Inserted::kFailed, CoreError(status.error()).message()};
   }
@@ -190,19 +192,8 @@ struct RedisBloomCuckoo {
   }
 
   static AddOutcome Add(const Command& cmd, Filter& filter, std::string_view item, bool nx) {
-    Status status;
-    bool added = true;
-    if (nx) {
-      auto r = filter.AddIfAbsent(item);
-      if (r.ok()) {
-        added = r.value();
-      } else {
-        status = std::move(r).error();
-      }
-    } else {
-      status = filter.Add(item);
-    }
-    if (status.ok()) return {added ? Inserted::kAdded : Inserted::kPresent, {}};
+    auto [inserted, status] = Insert(filter, item, nx);
+    if (status.ok()) return {inserted, {}};
     if (status.error().code() == ErrorCode::kFull) return {Inserted::kNoSpace, {}};
     // RedisBloom: "ERR Insufficient memory" when a new sub-filter cannot be had.
     if (!AllocationRefusal().empty() ||
