@@ -25,6 +25,10 @@ FACTORIES = {
     "redisbloom-bf": lambda: bloomkit.RedisBloomFilter(capacity=10_000, error_rate=0.01),
     "redisbloom-cf": lambda: bloomkit.RedisCuckooFilter(capacity=10_000),
     "windowed": lambda: bloomkit.WindowedBloomFilter(capacity=10_000, fp_rate=0.01),
+    # Other libraries' filters (Go's bits-and-blooms, Java's Guava, Parquet's split block).
+    "bits-and-blooms": lambda: bloomkit.BitsAndBloomsFilter(capacity=10_000, fp_rate=0.01),
+    "guava": lambda: bloomkit.GuavaBloomFilter(capacity=10_000, fp_rate=0.01),
+    "parquet": lambda: bloomkit.ParquetBloomFilter(capacity=10_000, fp_rate=0.01),
 }
 
 
