@@ -25,6 +25,10 @@ CLI = os.environ.get("BLOOMKIT_CLI", "")
 KILLS = 210
 TIME_BUDGET_S = 100
 
+# Windowed filters save the time they were last given: one fixed clock for every run, so
+# that the reference add (on a copy) and the killed add write the same bytes.
+os.environ["BLOOMKIT_NOW_MS"] = "1800000000000"
+
 # kind, create options; sized so that one add of a batch takes a few milliseconds and
 # the save writes ~0.1-1 MB (so that kills land inside the write, not only around it).
 KINDS = [
@@ -33,6 +37,8 @@ KINDS = [
     ("scalable", ["--kind", "scalable", "--capacity", "2000", "--fp-rate", "0.01"]),
     ("cuckoo", ["--kind", "cuckoo", "--capacity", "300000", "--fp-rate", "0.01"]),
     ("counting", ["--kind", "counting", "--capacity", "100000", "--fp-rate", "0.01"]),
+    ("windowed", ["--kind", "windowed", "--capacity", "300000", "--fp-rate", "0.01", "--window", "24h"]),
+    ("guava", ["--kind", "guava", "--capacity", "300000", "--fp-rate", "0.01"]),
 ]
 
 
