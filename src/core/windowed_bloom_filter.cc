@@ -22,6 +22,12 @@ using internal::MakeError;
 
 constexpr std::uint64_t kSlotRecordBytes = 64;
 
+// The ring slot of generation `epoch`: every add, query and loader check finds a
+// generation here, so they cannot disagree about where it lives.
+std::size_t RingSlot(std::uint64_t epoch, std::size_t slots) noexcept {
+  return static_cast<std::size_t>(epoch % slots);
+}
+
 std::uint64_t AlignUp64(std::uint64_t bytes) {
   return (bytes + 63) & ~std::uint64_t{63};
 }
@@ -129,7 +135,7 @@ void WindowedBloomFilter::Advance(std::uint64_t time) noexcept {
 
 Result<bool> WindowedBloomFilter::Record(std::uint64_t hash) {
   const std::uint64_t e = epoch_now();
-  Generation& g = ring_[e % ring_.size()];
+  Generation& g = ring_[RingSlot(e, ring_.size())];
   if (!g.stages.empty() && g.epoch != e) {
     // Only reachable for a slot Advance did not free: it is older than the window.
     g.stages.clear();
@@ -208,7 +214,7 @@ bool WindowedBloomFilter::MayContainHashAt(std::uint64_t hash, std::uint64_t tim
   const std::size_t slots = ring_.size();
   for (std::size_t back = 0; back < slots; ++back) {
     if (back > e) break;
-    const Generation& g = ring_[(e - back) % slots];
+    const Generation& g = ring_[RingSlot(e - back, slots)];
     if (!Live(g, e)) continue;
     for (const BlockedBloomFilter& s : g.stages) {
       if (s.MayContainHashPair(pair)) return true;
@@ -474,7 +480,7 @@ Result<WindowedBloomFilter> WindowedBloomFilter::Deserialize(const FileHeader& h
     if (num == 0 && epoch != 0) {
       return MakeError(ErrorCode::kParameterMismatch, "empty slot ", slot, " has epoch ", epoch);
     }
-    if (num != 0 && (epoch % slots != slot || epoch > e || e - epoch > filter.generations_)) {
+    if (num != 0 && (RingSlot(epoch, slots) != slot || epoch > e || e - epoch > filter.generations_)) {
       return MakeError(ErrorCode::kParameterMismatch, "slot ", slot, " holds epoch ", epoch,
                        ", not a live epoch of that slot at time ", filter.now_, " (epochs ",
                        e > filter.generations_ ? e - filter.generations_ : 0, "..", e, ")");
