@@ -139,8 +139,8 @@ Result<bool> WindowedBloomFilter::Record(std::uint64_t hash) {
   if (!g.stages.empty() && g.epoch != e) {
     // Only reachable for a slot Advance did not free: it is older than the window.
     g.stages.clear();
+    g.epoch = 0;
   }
-  g.epoch = e;
   // Stages are blocked filters of 512-bit blocks, whatever the default layout for their
   // rate, since a key is hashed once for all of them: AddHash(h) and MayContainHash(h) are
   // AddHashPair and MayContainHashPair of ExpandHash(h), computed once here.
@@ -160,6 +160,9 @@ Result<bool> WindowedBloomFilter::Record(std::uint64_t hash) {
       return MakeError(ErrorCode::kTooLarge, "out of memory for a generation of ", g.stages.size() + 1, " stages");
     }
   }
+  // The epoch is set only now, with a stage to hold it: an add refused above leaves an
+  // empty slot at epoch 0, as the file format writes empty slots.
+  g.epoch = e;
   static_cast<void>(g.stages.back().AddHashPair(pair));
   return true;
 }

@@ -353,6 +353,21 @@ TEST(WindowedBloomFilterTest, RoundTripKeepsTheClockAndTheGenerations) {
   EXPECT_TRUE(compressed.value() == f);
 }
 
+// An add refused for memory (a file loaded under a lower limit than it was made with)
+// leaves the filter as it was: it still saves what loads into an equal filter.
+TEST(WindowedBloomFilterTest, AnAddRefusedForMemoryLeavesAFilterThatLoadsAgain) {
+  auto f = Make({.capacity = 1000000, .fp_rate = 0.01, .window = 4000, .generations = 4});
+  auto small = WindowedBloomFilter::Deserialize(f.Serialize(), {.max_memory_bytes = 1000});
+  ASSERT_TRUE(small.ok()) << small.error().message();
+  auto added = small->AddAt("x", 7500);
+  ASSERT_FALSE(added.ok());
+  EXPECT_EQ(added.error().code(), ErrorCode::kTooLarge) << added.error().message();
+  auto again = WindowedBloomFilter::Deserialize(small->Serialize());
+  ASSERT_TRUE(again.ok()) << again.error().message();
+  EXPECT_TRUE(again.value() == small.value());
+  EXPECT_FALSE(again->MayContain("x"));
+}
+
 // A slot record whose epoch is not live at the file's time, a stage of other parameters,
 // or a time that moves every generation out: each a parameter error, checksum repaired.
 TEST(WindowedBloomFilterTest, InconsistentFilesAreRejected) {
