@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// bloomkit import bits-and-blooms|guava / bloomkit export --format bits-and-blooms|guava:
-// the filter files of other libraries in and out of bloomkit files (kinds
-// bits-and-blooms and guava, foreign_bloom.h). The bytes are the library's own: a file
-// imported and exported unchanged is byte-identical.
+// bloomkit import bits-and-blooms|guava|parquet / bloomkit export --format
+// bits-and-blooms|guava|parquet: the filter files of other libraries in and out of
+// bloomkit files (kinds bits-and-blooms, guava and parquet, foreign_bloom.h). The bytes
+// are the library's own: a file imported and exported unchanged is byte-identical. A
+// Parquet filter can be folded on its way out (--fold-to), as Parquet writers size theirs.
 //
 // One row of kForeignFormats per format: its name, what it reads into and what it
 // writes from. A new format (Parquet's split-block filter) is one more row.
@@ -116,8 +117,11 @@ void AddForeignImports(CLI::App& import, const GlobalOptions& global, std::vecto
 }
 
 void ExportForeign(const ForeignFormat& format, const std::string& in, const std::string& to, bool force,
-                   const GlobalOptions& global) {
+                   double fold_to, const GlobalOptions& global) {
   if (to.empty()) Fail(kExitUsage, fmt::format("--format {} needs --to FILE", format.name));
+  if (fold_to > 0 && format.kind != FilterKind::kParquet) {
+    Fail(kExitUsage, fmt::format("--fold-to folds Parquet filters only, not {} filters", format.name));
+  }
   CheckOverwrite(to, force);
   const LoadedFilter loaded = LoadFilter(in, global);
   if (loaded.filter.kind() != format.kind) {
@@ -125,8 +129,20 @@ void ExportForeign(const ForeignFormat& format, const std::string& in, const std
                                  "library's; bloomkit import {} makes them)",
                                  in, FilterKindName(loaded.filter.kind()), format.name, format.name, format.name));
   }
-  const std::vector<std::byte> bytes = format.write(loaded.filter.variant());
-  const std::string summary = fmt::format("{}: {} filter of {} bytes\n", to, format.name, GroupThousands(bytes.size()));
+  std::vector<std::byte> bytes;
+  std::string folded;
+  if (fold_to > 0) {
+    const auto& parquet = std::get<ParquetBloomFilter>(loaded.filter.variant());
+    const unsigned folds = parquet.FoldsWithin(fold_to);
+    auto small = Take(parquet.Folded(folds), fmt::format("{}: cannot fold", in), kExitData);
+    folded = fmt::format(", folded {} times from {} bytes (false-positive rate {:.4g}%, at most {:.4g}%)", folds,
+                         GroupThousands(parquet.memory_bytes()), 100 * small.fp_rate(), 100 * fold_to);
+    bytes = small.WriteForeign();
+  } else {
+    bytes = format.write(loaded.filter.variant());
+  }
+  const std::string summary =
+      fmt::format("{}: {} filter of {} bytes{}\n", to, format.name, GroupThousands(bytes.size()), folded);
   CommitSave(
       to, [&](const SaveHook& hook) { return WriteFileAtomically(to, bytes, hook); },
       [&summary](std::uint64_t) { PrintNow(summary); }, Commit::kFinal);

@@ -36,8 +36,9 @@ const ForeignFormat* FindForeignFormat(std::string_view name);
 // subcommand was not the one given.
 void AddForeignImports(CLI::App& import, const GlobalOptions& global, std::vector<std::function<int()>>& runs);
 
-// `export IN --format <format> --to FILE`: exit 2 for a filter of another kind.
+// `export IN --format <format> --to FILE [--fold-to RATE]`: exit 2 for a filter of another
+// kind, or for --fold-to (a rate above 0) with a format other than parquet.
 void ExportForeign(const ForeignFormat& format, const std::string& in, const std::string& to, bool force,
-                   const GlobalOptions& global);
+                   double fold_to, const GlobalOptions& global);
 
 }  // namespace bloomkit::cli

@@ -122,6 +122,7 @@ struct ExportOptions {
   std::string to;
   std::string dump;
   std::string chunks_dir;
+  double fold_to = 0;
   bool force = false;
 };
 
@@ -142,7 +143,7 @@ int RunExport(const ExportOptions& o, const GlobalOptions& global) {
     if (!o.dump.empty() || !o.chunks_dir.empty()) {
       Fail(kExitUsage, fmt::format("--format {} writes one file: give --to FILE, not --dump or --chunks", o.format));
     }
-    ExportForeign(*foreign, o.in, o.to, o.force, global);
+    ExportForeign(*foreign, o.in, o.to, o.force, o.fold_to, global);
     return kExitOk;
   }
   if (o.format != "redisbloom") {
@@ -231,13 +232,18 @@ Command AddExportCommand(CLI::App& parent, const GlobalOptions& global) {
   app->add_option("--dump", o->dump, "write the DUMP payload (for RESTORE) to this file");
   app->add_option("--chunks", o->chunks_dir,
                   "write the SCANDUMP chunks (for BF/CF.LOADCHUNK) and iterators.txt into this directory");
+  app->add_option("--fold-to", o->fold_to,
+                  "parquet: fold the filter (halve it, as often as the rate allows) to the smallest size whose "
+                  "false-positive rate, as its bits give it, stays at or below this rate")
+      ->check(CLI::Range(0.0, 1.0));
   app->add_flag("--force", o->force, "overwrite files that exist");
   app->footer(R"(
 Examples:
   bloomkit export seen.bf --format redisbloom --dump seen.dump
   bloomkit export seen.bf --format redisbloom --chunks seen.chunks
   bloomkit export users.bf --format bits-and-blooms --to users.bloom
-  bloomkit export users.bf --format guava --to users.guava)");
+  bloomkit export users.bf --format guava --to users.guava
+  bloomkit export chunk.bf --format parquet --to chunk.parquet-bloom --fold-to 0.01)");
   return {app, [o, &global] { return RunExport(*o, global); }};
 }
 

@@ -584,7 +584,62 @@ double ForeignBloomFilter<Scheme>::FillRatio() const noexcept {
 
 template <typename Scheme>
 double ForeignBloomFilter<Scheme>::EstimatedFpRate() const noexcept {
+  if constexpr (kIsParquet<Scheme>) return FoldedFpRate(0);
   return std::pow(FillRatio(), num_hashes_);
+}
+
+// Block i of a filter folded f times is the OR of blocks i 2^f .. (i + 1) 2^f - 1.
+template <typename Scheme>
+double ForeignBloomFilter<Scheme>::FoldedFpRate(unsigned folds) const noexcept
+    requires(Scheme::kKind == FilterKind::kParquet) {
+  const std::uint64_t blocks = num_bits_ / 256;
+  if (folds >= 64 || blocks == 0 || blocks % (std::uint64_t{1} << folds) != 0) return 1.0;
+  const std::uint64_t group = std::uint64_t{1} << folds;
+  const std::uint64_t* w = words_.data();
+  double sum = 0;
+  for (std::uint64_t i = 0; i < blocks / group; ++i) {
+    std::array<std::uint64_t, 4> block{};
+    for (std::uint64_t j = i * group; j < (i + 1) * group; ++j) {
+      for (std::size_t x = 0; x < 4; ++x) block[x] |= w[j * 4 + x];
+    }
+    double pass = 1.0;
+    for (std::uint64_t word : block) {
+      pass *= static_cast<double>(std::popcount(word & 0xffffffffU)) / 32.0;
+      pass *= static_cast<double>(std::popcount(word >> 32)) / 32.0;
+    }
+    sum += pass;
+  }
+  return sum / static_cast<double>(blocks / group);
+}
+
+template <typename Scheme>
+unsigned ForeignBloomFilter<Scheme>::FoldsWithin(double fp_rate) const noexcept
+    requires(Scheme::kKind == FilterKind::kParquet) {
+  unsigned folds = 0;
+  while (folds < 63 && FoldedFpRate(folds + 1) <= fp_rate) ++folds;
+  return folds;
+}
+
+template <typename Scheme>
+Result<ForeignBloomFilter<Scheme>> ForeignBloomFilter<Scheme>::Folded(unsigned folds) const
+    requires(Scheme::kKind == FilterKind::kParquet) {
+  const std::uint64_t blocks = num_bits_ / 256;
+  if (folds >= 64 || blocks % (std::uint64_t{1} << folds) != 0) {
+    return MakeError(ErrorCode::kInvalidArgument, "cannot fold a Parquet filter of ", blocks, " blocks ", folds,
+                     " times: 2^", folds, " must divide the number of blocks");
+  }
+  const std::uint64_t group = std::uint64_t{1} << folds;
+  auto f = Make(num_bits_ / group, kParquetNumHashes, GuavaStrategy::kMurmur128Mitz32,
+                std::max<std::uint64_t>(count_, 1), 0, std::numeric_limits<std::uint64_t>::max());
+  if (!f.ok()) return std::move(f).error();
+  const std::uint64_t* from = words_.data();
+  std::uint64_t* to = f->words_.data();
+  for (std::uint64_t j = 0; j < blocks; ++j) {
+    for (std::size_t x = 0; x < 4; ++x) to[(j / group) * 4 + x] |= from[j * 4 + x];
+  }
+  f->count_ = count_;
+  f->fp_rate_ = f->FoldedFpRate(0);
+  return f;
 }
 
 template <typename Scheme>

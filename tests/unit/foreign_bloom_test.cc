@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 #include <string>
@@ -247,6 +249,77 @@ TEST(ForeignReadTest, ParquetRefusals) {
   ASSERT_TRUE(f.ok()) << f.error().message();
   EXPECT_EQ(f->num_bits(), 256U);
   EXPECT_EQ(f->WriteForeign(), ok);
+}
+
+// Folding: a filter sized for many values and folded is bit for bit the filter of the
+// smaller size the same values build; FoldedFpRate is the rate the folded bits give to
+// absent values; FoldsWithin finds the smallest filter at a rate.
+TEST(ParquetFoldTest, AFoldedFilterIsTheSmallerFilterOfTheSameValues) {
+  auto big = ParquetBloomFilter::Create({.num_bits = 256 * 4096});
+  ASSERT_TRUE(big.ok());
+  for (int i = 0; i < 3000; ++i) ASSERT_TRUE(big->Add("v" + std::to_string(i)).ok());
+  for (unsigned folds : {1U, 3U, 12U}) {
+    auto small = ParquetBloomFilter::Create({.num_bits = std::uint64_t{256 * 4096} >> folds});
+    ASSERT_TRUE(small.ok());
+    for (int i = 0; i < 3000; ++i) ASSERT_TRUE(small->Add("v" + std::to_string(i)).ok());
+    auto folded = big->Folded(folds);
+    ASSERT_TRUE(folded.ok()) << folded.error().message();
+    EXPECT_EQ(folded->num_bits(), small->num_bits());
+    EXPECT_TRUE(std::ranges::equal(folded->words(), small->words())) << folds << " folds";
+    EXPECT_EQ(folded->count(), big->count());
+    EXPECT_DOUBLE_EQ(folded->fp_rate(), big->FoldedFpRate(folds));
+    EXPECT_DOUBLE_EQ(folded->EstimatedFpRate(), big->FoldedFpRate(folds));
+    // The Parquet form of the folded filter reads back as it is.
+    auto again = ParquetBloomFilter::ReadForeign(folded->WriteForeign());
+    ASSERT_TRUE(again.ok()) << again.error().message();
+    EXPECT_TRUE(std::ranges::equal(again->words(), folded->words()));
+  }
+}
+
+TEST(ParquetFoldTest, FoldedFpRateIsTheRateAbsentValuesMeet) {
+  auto big = ParquetBloomFilter::Create({.num_bits = 256 * 8192});
+  ASSERT_TRUE(big.ok());
+  for (int i = 0; i < 20000; ++i) ASSERT_TRUE(big->Add("present" + std::to_string(i)).ok());
+  constexpr int kProbes = 200000;
+  for (unsigned folds = 0; folds <= 4; ++folds) {
+    auto folded = big->Folded(folds);
+    ASSERT_TRUE(folded.ok());
+    int hits = 0;
+    for (int i = 0; i < kProbes; ++i) hits += folded->MayContain("absent" + std::to_string(i)) ? 1 : 0;
+    for (int i = 0; i < 20000; i += 97) ASSERT_TRUE(folded->MayContain("present" + std::to_string(i)));
+    const double p = big->FoldedFpRate(folds);
+    const double measured = static_cast<double>(hits) / kProbes;
+    // 99.9% binomial interval, plus a floor for the rates near zero.
+    EXPECT_NEAR(measured, p, 3.3 * std::sqrt(p * (1 - p) / kProbes) + 2.0 / kProbes) << folds << " folds";
+  }
+  EXPECT_LT(big->FoldedFpRate(0), big->FoldedFpRate(1));
+}
+
+TEST(ParquetFoldTest, FoldsWithinGivesTheSmallestFilterAtTheRate) {
+  auto big = ParquetBloomFilter::Create({.capacity = 1000000, .fp_rate = 0.01});  // what a writer plans for
+  ASSERT_TRUE(big.ok());
+  for (int i = 0; i < 10000; ++i) ASSERT_TRUE(big->Add("v" + std::to_string(i)).ok());  // what the chunk held
+  for (double rate : {0.01, 0.001}) {
+    const unsigned folds = big->FoldsWithin(rate);
+    EXPECT_GT(folds, 0U);
+    EXPECT_LE(big->FoldedFpRate(folds), rate);
+    EXPECT_GT(big->FoldedFpRate(folds + 1), rate);
+  }
+  EXPECT_GT(big->FoldsWithin(0.01), big->FoldsWithin(0.001));
+  EXPECT_EQ(big->FoldsWithin(0.0), 0U);  // no fold keeps a rate of 0 once a value is in
+}
+
+TEST(ParquetFoldTest, FoldsThatDoNotDivideTheBlocksAreRefused) {
+  auto three = ParquetBloomFilter::Create({.num_bits = 256 * 3});
+  ASSERT_TRUE(three.ok());
+  auto folded = three->Folded(1);
+  ASSERT_FALSE(folded.ok());
+  EXPECT_EQ(folded.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(folded.error().message().find("3 blocks"), std::string::npos) << folded.error().message();
+  EXPECT_EQ(three->FoldedFpRate(1), 1.0);
+  EXPECT_EQ(three->FoldsWithin(0.5), 0U);
+  EXPECT_FALSE(three->Folded(64).ok());
+  EXPECT_TRUE(three->Folded(0).ok());
 }
 
 }  // namespace
