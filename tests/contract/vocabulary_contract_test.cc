@@ -21,6 +21,7 @@
 #include "bloomkit/counting_bloom_filter.h"
 #include "bloomkit/cuckoo_filter.h"
 #include "bloomkit/filter.h"
+#include "bloomkit/foreign_bloom.h"
 #include "bloomkit/redisbloom.h"
 #include "bloomkit/scalable_bloom_filter.h"
 #include "bloomkit/synchronized.h"
@@ -254,6 +255,9 @@ TEST(VocabularyContractTest, BatchesAgreeWithSingleCalls) {
     BatchAgreesWithSingleCalls<bloomkit::ScalableBloomFilter>({.initial_capacity = capacity / 8, .fp_rate = 0.01}, n);
     BatchAgreesWithSingleCalls<bloomkit::ConcurrentBloomFilter>({.capacity = capacity, .fp_rate = 0.01}, n);
     BatchAgreesWithSingleCalls<bloomkit::ConcurrentBlockedBloomFilter>({.capacity = capacity, .fp_rate = 0.01}, n);
+    BatchAgreesWithSingleCalls<bloomkit::ParquetBloomFilter>({.capacity = capacity, .fp_rate = 0.01}, n);
+    BatchAgreesWithSingleCalls<bloomkit::BitsAndBloomsFilter>({.capacity = capacity, .fp_rate = 0.01}, n);
+    BatchAgreesWithSingleCalls<bloomkit::GuavaBloomFilter>({.capacity = capacity, .fp_rate = 0.01}, n);
     if (HasFatalFailure()) return;
   }
 }
