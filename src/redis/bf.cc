@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // BF.*: RedisBloom's Bloom filter commands, each written once against a format: the key's
-// type picks it (redisbloom_type.h, UsesRedisBloom):
+// type picks it (RouteBloom below; redisbloom_type.h, UsesRedisBloom):
 //
 //   NativeBloom      type bloomkitB: bloomkit::ScalableBloomFilter, bloomkit's texts
 //   RedisBloomBloom  type MBbloom--: bloomkit::RedisBloomScalableFilter, RedisBloom 2.8's
 //                    arguments, replies and error texts (byte-compatible RDB, DUMP, chunks)
+//   ForeignBloom     types bloomkitG, bloomkitJ, bloomkitP: another library's filter
+//                    (bits-and-blooms, Guava, Parquet), answering as that library does;
+//                    made only by BF.LOADCHUNK of a bloomkit dump of that kind, RESTORE
+//                    or RDB, never created empty
 //
 // Reply shapes follow RedisBloom: booleans (integers under RESP2) for ADD/EXISTS and
 // their multi forms, a map (flat array under RESP2) for INFO. BF.MERGE is bloomkit's
@@ -14,11 +18,14 @@
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
+#include "bloomkit/format.h"
 #include "commands.h"
 #include "format.h"
 #include "native_chunks.h"
@@ -158,6 +165,49 @@ struct RedisBloomBloom {
   static Status Debug(Command& cmd, const Key<RedisBloomBloom>& key);
   static Status ScanDump(Command& cmd, const Key<RedisBloomBloom>& key);
   static Status LoadChunk(Command& cmd, const Key<RedisBloomBloom>& key);
+};
+
+// A key holding another library's filter (filter_value.h: BitsAndBloomsFamily, ...):
+// one fixed-size filter that hashes as its library does, so BF.EXISTS, BF.MEXISTS and
+// BF.ADD answer as the library's Test and TestAndAdd would, false positives included.
+// It never grows: BF.INFO shows one filter and no expansion.
+template <typename Family>
+struct ForeignBloom {
+  using Filter = typename Family::Filter;
+  static constexpr Held kHeld = Held::kNative;
+  static RedisModuleType* type() noexcept { return Family::type; }
+  static constexpr bool kForeignIsEmpty = false;
+
+  static FilterValue<Filter>& ValueAt(const OpenKey& key) noexcept {
+    return *static_cast<FilterValue<Filter>*>(key.value());
+  }
+  static bool Loading(const OpenKey& key) noexcept { return !ValueAt(key).ready(); }
+  static Filter& Get(const OpenKey& key) noexcept { return ValueAt(key).filter(); }
+
+  static Result<BfCreateArgs> ParseReserve(const Command& cmd) { return NativeBloom::ParseReserve(cmd); }
+  static Result<BfInsertArgs> ParseInsert(const Command& cmd) { return NativeBloom::ParseInsert(cmd); }
+  // Commands reach this format only for a key that holds such a filter, so nothing
+  // creates one; kept for the shared handlers.
+  static Result<Filter*> Create(const Command& /*cmd*/, const OpenKey& /*key*/, const BfCreateArgs& /*args*/) {
+    return ReplyError(reply::kItemExists);
+  }
+  static std::string AddErrorText(const Command& /*cmd*/, const Filter& /*filter*/, const Error& error) {
+    return CoreError(error).message();
+  }
+  static BloomInfo Info(const OpenKey& key) noexcept {
+    const Filter& f = Get(key);
+    return {.capacity = f.capacity(),
+            .size = ValueMemory<Family>(ValueAt(key)),
+            .filters = 1,
+            .items = f.count(),
+            .scaling = false,
+            .expansion = 0};
+  }
+  static Error InfoFieldError(const Command& /*cmd*/, const Error& error) { return error; }
+
+  static Status Debug(Command& /*cmd*/, const Key<ForeignBloom>& /*key*/) { return ReplyError(reply::kWrongType); }
+  static Status ScanDump(Command& cmd, const Key<ForeignBloom>& /*key*/) { return redis::ScanDump<Family>(cmd); }
+  static Status LoadChunk(Command& cmd, const Key<ForeignBloom>& /*key*/) { return redis::LoadChunk<Family>(cmd); }
 };
 
 // BF.RESERVE key error_rate capacity [EXPANSION e] [NONSCALING], RedisBloom 8's rules:
@@ -360,6 +410,25 @@ std::span<const std::string_view> ItemGroup(const Command& cmd, std::size_t begi
   return std::span<const std::string_view>(out.data(), end - begin);
 }
 
+// Adds a group of items in order, as the filter's AddIfAbsentBatch does; a filter
+// without one (another library's, which cannot fail) adds them one by one.
+template <typename Filter>
+std::size_t AddGroup(Filter& filter, std::span<const std::string_view> group, std::span<bool> added, Status* error) {
+  if constexpr (requires { filter.AddIfAbsentBatch(group, added, error); }) {
+    return filter.AddIfAbsentBatch(group, added, error);
+  } else {
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      auto one = filter.AddIfAbsent(group[i]);
+      if (!one.ok()) {
+        *error = std::move(one).error();
+        return i;
+      }
+      added[i] = one.value();
+    }
+    return group.size();
+  }
+}
+
 // BF.ADD / BF.MADD / BF.INSERT after parsing: find or create, add, reply.
 template <typename F>
 Status AddItems(Command& cmd, const Key<F>& key, const BfCreateArgs& create, bool autocreate, std::size_t first,
@@ -386,7 +455,7 @@ Status AddItems(Command& cmd, const Key<F>& key, const BfCreateArgs& create, boo
   for (std::size_t begin = first; begin < cmd.argc() && error_text.empty(); begin += kGroup) {
     const std::size_t end = std::min(cmd.argc(), begin + kGroup);
     Status error;
-    const std::size_t done = filter.AddIfAbsentBatch(ItemGroup(cmd, begin, end, items), added, &error);
+    const std::size_t done = AddGroup(filter, ItemGroup(cmd, begin, end, items), added, &error);
     for (std::size_t i = 0; i < done; ++i) {
       answers.push_back(added[i]);
       if (added[i]) modified = true;
@@ -509,6 +578,32 @@ Status Card(Command& cmd, const Key<F>& key) {
   return {};
 }
 
+// Runs `run(key)` with the key as its format sees it: another library's filter by its
+// type, otherwise native or RedisBloom (Route in format.h).
+template <typename Run>
+Status RouteBloom(Command& cmd, Run&& run) {
+  const OpenKey& key = cmd.key();
+  if (RedisModuleType* type = key.type(); type != nullptr) {
+    if (type == BitsAndBloomsFamily::type) return run(Key<ForeignBloom<BitsAndBloomsFamily>>{key, Held::kNative});
+    if (type == GuavaFamily::type) return run(Key<ForeignBloom<GuavaFamily>>{key, Held::kNative});
+    if (type == ParquetFamily::type) return run(Key<ForeignBloom<ParquetFamily>>{key, Held::kNative});
+  }
+  const Held held = KeyHolds(key, RedisBloomBloom::type(), NativeBloom::type());
+  if (UsesRedisBloom(held)) return run(Key<RedisBloomBloom>{key, held});
+  return run(Key<NativeBloom>{key, held});
+}
+
+// The kind a BF.LOADCHUNK header chunk announces when it is a bloomkit dump of another
+// library's filter (which then creates a key of that family's type).
+std::optional<FilterKind> ForeignHeaderKind(const Command& cmd) {
+  if (cmd.arg(2) != "1" || cmd.arg(3).size() != kDumpHeaderBytes) return std::nullopt;
+  auto header = PeekHeader(AsBytes(cmd.arg(3)));
+  if (!header.ok()) return std::nullopt;
+  const FilterKind kind = header->kind;
+  if (kind == FilterKind::kBitsAndBlooms || kind == FilterKind::kGuava || kind == FilterKind::kParquet) return kind;
+  return std::nullopt;
+}
+
 }  // namespace
 
 BfCreateArgs BfDefaultCreateArgs() {
@@ -522,40 +617,58 @@ BfCreateArgs BfDefaultCreateArgs() {
 
 // The entry points of the command table.
 Status BfReserve(Command& cmd) {
-  return Route(cmd, Reserve<NativeBloom>, Reserve<RedisBloomBloom>);
+  return RouteBloom(cmd, [&cmd](const auto& key) { return Reserve(cmd, key); });
 }
 Status BfAdd(Command& cmd) {
-  return Route(cmd, Add<NativeBloom>, Add<RedisBloomBloom>);
+  return RouteBloom(cmd, [&cmd](const auto& key) { return Add(cmd, key); });
 }
 Status BfMadd(Command& cmd) {
-  return Route(cmd, Madd<NativeBloom>, Madd<RedisBloomBloom>);
+  return RouteBloom(cmd, [&cmd](const auto& key) { return Madd(cmd, key); });
 }
 Status BfInsert(Command& cmd) {
-  return Route(cmd, Insert<NativeBloom>, Insert<RedisBloomBloom>);
+  return RouteBloom(cmd, [&cmd](const auto& key) { return Insert(cmd, key); });
 }
 Status BfExists(Command& cmd) {
-  return Route(cmd, Exists<NativeBloom>, Exists<RedisBloomBloom>);
+  return RouteBloom(cmd, [&cmd](const auto& key) { return Exists(cmd, key); });
 }
 Status BfMexists(Command& cmd) {
-  return Route(cmd, Mexists<NativeBloom>, Mexists<RedisBloomBloom>);
+  return RouteBloom(cmd, [&cmd](const auto& key) { return Mexists(cmd, key); });
 }
 Status BfInfo(Command& cmd) {
-  return Route(cmd, Info<NativeBloom>, Info<RedisBloomBloom>);
+  return RouteBloom(cmd, [&cmd](const auto& key) { return Info(cmd, key); });
 }
 Status BfCard(Command& cmd) {
-  return Route(cmd, Card<NativeBloom>, Card<RedisBloomBloom>);
+  return RouteBloom(cmd, [&cmd](const auto& key) { return Card(cmd, key); });
 }
 Status BfDebug(Command& cmd) {
-  return Route(cmd, NativeBloom::Debug, RedisBloomBloom::Debug);
+  return RouteBloom(cmd,
+                    [&cmd](const auto& key) { return std::remove_cvref_t<decltype(key)>::Format::Debug(cmd, key); });
 }
 Status BfScanDump(Command& cmd) {
-  return Route(cmd, NativeBloom::ScanDump, RedisBloomBloom::ScanDump);
+  return RouteBloom(cmd,
+                    [&cmd](const auto& key) { return std::remove_cvref_t<decltype(key)>::Format::ScanDump(cmd, key); });
 }
-// LOADCHUNK: a key being created from its header chunk takes the chunk's format. Under
-// FORMAT native a chunk that is neither gets bloomkit's error; under the default,
-// RedisBloom's.
+// LOADCHUNK: a key being created from its header chunk takes the chunk's format: a
+// bloomkit dump of another library's filter makes a key of that kind; otherwise, under
+// FORMAT native a chunk that is neither native nor RedisBloom's gets bloomkit's error;
+// under the default, RedisBloom's.
 Status BfLoadChunk(Command& cmd) {
-  return RouteLoadChunk<NativeBloom, RedisBloomBloom>(cmd);
+  if (cmd.key().empty()) {
+    switch (ForeignHeaderKind(cmd).value_or(FilterKind::kScalable)) {
+      case FilterKind::kBitsAndBlooms: return redis::LoadChunk<BitsAndBloomsFamily>(cmd);
+      case FilterKind::kGuava: return redis::LoadChunk<GuavaFamily>(cmd);
+      case FilterKind::kParquet: return redis::LoadChunk<ParquetFamily>(cmd);
+      default: break;
+    }
+  }
+  return RouteBloom(cmd, [&cmd](const auto& key) {
+    using K = std::remove_cvref_t<decltype(key)>;
+    if constexpr (std::is_same_v<K, Key<NativeBloom>> || std::is_same_v<K, Key<RedisBloomBloom>>) {
+      return RouteLoadChunk<NativeBloom, RedisBloomBloom>(cmd);
+    } else {
+      return K::Format::LoadChunk(cmd, key);
+    }
+  });
 }
 
 // BF.MERGE dest src [src ...] (native keys): dest becomes the union of dest (if it

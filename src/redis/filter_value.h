@@ -20,6 +20,7 @@
 
 #include "bloomkit/counting_bloom_filter.h"
 #include "bloomkit/cuckoo_filter.h"
+#include "bloomkit/foreign_bloom.h"
 #include "bloomkit/scalable_bloom_filter.h"
 #include "command.h"
 #include "dump.h"
@@ -82,6 +83,31 @@ struct CbfFamily {
   using Filter = CountingBloomFilter;
   static constexpr const char* kTypeName = "bloomkitN";
   static constexpr const char* kLoadChunk = "CBF.LOADCHUNK";
+  static inline RedisModuleType* type = nullptr;
+};
+
+// Other libraries' Bloom filters (bloomkit/foreign_bloom.h), one type per kind so that
+// each value keeps its library's hashing: BF.* serves them (bf.cc, ForeignBloom). Keys
+// of these types are made only from a dump of that kind (BF.LOADCHUNK, RESTORE, RDB),
+// e.g. a file `bloomkit import bits-and-blooms` wrote; no command creates one empty.
+struct BitsAndBloomsFamily {
+  using Filter = BitsAndBloomsFilter;
+  static constexpr const char* kTypeName = "bloomkitG";  // Go's bits-and-blooms/bloom v3
+  static constexpr const char* kLoadChunk = "BF.LOADCHUNK";
+  static inline RedisModuleType* type = nullptr;
+};
+
+struct GuavaFamily {
+  using Filter = GuavaBloomFilter;
+  static constexpr const char* kTypeName = "bloomkitJ";  // Java's Guava BloomFilter
+  static constexpr const char* kLoadChunk = "BF.LOADCHUNK";
+  static inline RedisModuleType* type = nullptr;
+};
+
+struct ParquetFamily {
+  using Filter = ParquetBloomFilter;
+  static constexpr const char* kTypeName = "bloomkitP";  // Parquet's split block filter
+  static constexpr const char* kLoadChunk = "BF.LOADCHUNK";
   static inline RedisModuleType* type = nullptr;
 };
 

@@ -27,6 +27,7 @@ namespace bloomkit::redis {
 
 template <typename F>
 struct Key {
+  using Format = F;
   const OpenKey& open;
   Held held;
 

@@ -80,7 +80,8 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   }
 
   if (!CreateType<BfFamily>(ctx) || !CreateType<CfFamily>(ctx) || !CreateType<CbfFamily>(ctx) ||
-      !CreateType<TbfFamily>(ctx)) {
+      !CreateType<TbfFamily>(ctx) || !CreateType<BitsAndBloomsFamily>(ctx) || !CreateType<GuavaFamily>(ctx) ||
+      !CreateType<ParquetFamily>(ctx)) {
     return kErr;
   }
   if (!CreateRedisBloomTypes(ctx)) return kErr;

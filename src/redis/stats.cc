@@ -75,7 +75,8 @@ void AddInfo(RedisModuleInfoCtx* ctx, int /*for_crash_report*/) {
       const char* field;
     } kKinds[] = {{ValueKind::kBfRedisBloom, "bf_redisbloom"}, {ValueKind::kCfRedisBloom, "cf_redisbloom"},
                   {ValueKind::kBfNative, "bf_native"},         {ValueKind::kCfNative, "cf_native"},
-                  {ValueKind::kCbfNative, "cbf_native"},       {ValueKind::kTbfNative, "tbf_native"}};
+                  {ValueKind::kCbfNative, "cbf_native"},       {ValueKind::kTbfNative, "tbf_native"},
+                  {ValueKind::kBfForeign, "bf_foreign"}};
     std::uint64_t total = 0;
     for (const auto& k : kKinds) {
       const std::uint64_t n = Filters(k.kind);

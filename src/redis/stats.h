@@ -12,6 +12,7 @@
 //   bloomkit_cf_native:0
 //   bloomkit_cbf_native:0
 //   bloomkit_tbf_native:0            bloomkitT (TBF.*)
+//   bloomkit_bf_foreign:0            bloomkitG, bloomkitJ, bloomkitP (other libraries' filters)
 //   bloomkit_filters:3               their sum
 //   bloomkit_filter_bytes:2760960    filter arrays, as Redis' allocator counts them
 //   bloomkit_pending_loads:0         keys waiting for the rest of a LOADCHUNK dump
@@ -33,8 +34,8 @@
 namespace bloomkit::redis::stats {
 
 // What a key's value is: one counter each.
-enum class ValueKind : int { kBfRedisBloom, kCfRedisBloom, kBfNative, kCfNative, kCbfNative, kTbfNative };
-inline constexpr int kNumValueKinds = 6;
+enum class ValueKind : int { kBfRedisBloom, kCfRedisBloom, kBfNative, kCfNative, kCbfNative, kTbfNative, kBfForeign };
+inline constexpr int kNumValueKinds = 7;
 
 constexpr ValueKind KindOf(FilterKind kind) noexcept {
   switch (kind) {
@@ -43,6 +44,9 @@ constexpr ValueKind KindOf(FilterKind kind) noexcept {
     case FilterKind::kCuckoo: return ValueKind::kCfNative;
     case FilterKind::kCounting: return ValueKind::kCbfNative;
     case FilterKind::kWindowed: return ValueKind::kTbfNative;
+    case FilterKind::kBitsAndBlooms:
+    case FilterKind::kGuava:
+    case FilterKind::kParquet: return ValueKind::kBfForeign;
     default: return ValueKind::kBfNative;
   }
 }

@@ -10,8 +10,8 @@ import unittest
 
 from harness import ReplyError, Server, main, time_limit
 
-FILTER_FIELDS = ["bf_redisbloom", "cf_redisbloom", "bf_native", "cf_native", "cbf_native", "tbf_native", "filters",
-                 "filter_bytes", "pending_loads"]
+FILTER_FIELDS = ["bf_redisbloom", "cf_redisbloom", "bf_native", "cf_native", "cbf_native", "tbf_native", "bf_foreign",
+                 "filters", "filter_bytes", "pending_loads"]
 COMMAND_FIELDS = ["bf_commands", "bf_errors", "cf_commands", "cf_errors", "cbf_commands", "cbf_errors",
                   "tbf_commands", "tbf_errors"]
 
