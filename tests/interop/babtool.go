@@ -7,6 +7,11 @@
 //	babtool verify DIR        reads DIR/bab_<n>_<p>.back (ReadFrom), checks every key
 //	                          bloomkit added and compares its answers with bloomkit's
 //	babtool contains FILE N   reads FILE, checks key(0..N-1) and extra(0..N-1) are present
+//	babtool serve FILE N P    for the Redis test (redis_go.py): FILE (NewWithEstimates(N, P)
+//	                          with key(0..N-1)) and its answers FILE.ans; FILE.add, one
+//	                          answer of TestAndAddString(added(i)) for i < N/2; then the
+//	                          filter after those adds, FILE.after, and its FILE.after.ans
+//	babtool answers FILE OUT  reads FILE, writes its answers to OUT
 //	babtool heavy DIR         one filter of more than 2^32 bits (bab_big.bin / .ans)
 //	babtool golden DIR        the golden files of tests/golden/foreign (README.md there)
 //
@@ -140,6 +145,28 @@ func contains(path string, n int) {
 	fmt.Printf("babtool: %s holds all %d keys\n", path, 2*n)
 }
 
+func serve(path string, n uint, p float64) {
+	f := bloom.NewWithEstimates(n, p)
+	for i := 0; i < int(n); i++ {
+		f.AddString(key(i))
+	}
+	write(path, f)
+	if err := os.WriteFile(path+".ans", answers(f), 0o644); err != nil {
+		die("%v", err)
+	}
+	adds := make([]byte, 0, n/2)
+	for i := 0; i < int(n)/2; i++ {
+		adds = append(adds, bit(f.TestAndAddString(added(i))))
+	}
+	if err := os.WriteFile(path+".add", adds, 0o644); err != nil {
+		die("%v", err)
+	}
+	write(path+".after", f)
+	if err := os.WriteFile(path+".after.ans", answers(f), 0o644); err != nil {
+		die("%v", err)
+	}
+}
+
 // More than 2^32 bits (m = 4,400,000,000), 10^5 keys: the 64-bit modulo of every probe.
 func heavy(dir string) {
 	f := bloom.New(4400000000, 7)
@@ -177,7 +204,7 @@ func golden(dir string) {
 
 func main() {
 	if len(os.Args) < 3 {
-		die("usage: babtool gen|verify|heavy DIR | babtool contains FILE N")
+		die("usage: babtool gen|verify|heavy|golden DIR | babtool contains FILE N | babtool serve FILE N P | babtool answers FILE OUT")
 	}
 	switch os.Args[1] {
 	case "gen":
@@ -188,6 +215,16 @@ func main() {
 		heavy(os.Args[2])
 	case "golden":
 		golden(os.Args[2])
+	case "serve":
+		var n uint
+		var p float64
+		fmt.Sscan(os.Args[3], &n)
+		fmt.Sscan(os.Args[4], &p)
+		serve(os.Args[2], n, p)
+	case "answers":
+		if err := os.WriteFile(os.Args[3], answers(read(os.Args[2])), 0o644); err != nil {
+			die("%v", err)
+		}
 	case "contains":
 		var n int
 		fmt.Sscan(os.Args[3], &n)
