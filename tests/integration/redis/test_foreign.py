@@ -9,13 +9,14 @@ bytes the library itself wrote after the same adds.
 
 The same with the real Go library, live: tests/interop/redis_go.py."""
 
+import glob
 import os
 import subprocess
 import sys
 import tempfile
 import unittest
 
-from harness import REDIS_CLI, ReplyError, Server, main, scandump, time_limit
+from harness import REDIS_CLI, ReplyError, Server, main, scandump, time_limit, wait_for
 
 CLI = os.environ.get("BLOOMKIT_CLI", "")
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "golden", "foreign")
@@ -114,7 +115,9 @@ class ForeignTest(unittest.TestCase):
     def test_serves_each_library_as_it_answers(self):
         # Under either FORMAT: it decides only what commands create.
         for fmt in ("native", None):
-            with Server(fmt=fmt, extra=["--appendonly", "yes"]) as s, s.client() as c:
+            # The AOF without an RDB preamble: its rewrite is BF.LOADCHUNK commands.
+            aof = ["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]
+            with Server(fmt=fmt, extra=aof) as s, s.client() as c:
                 for lib, (export_fmt, redis_type) in LIBRARIES.items():
                     name = "users:" + lib
                     load_file(s, name, self.files[lib])
@@ -160,9 +163,14 @@ class ForeignTest(unittest.TestCase):
                 self.assertEqual(c.call("DEBUG", "RELOAD"), b"OK")
                 unchanged("DEBUG RELOAD")
                 self.assertEqual(c.call("BGREWRITEAOF")[:10], b"Background")
+                wait_for(lambda: b"aof_rewrite_in_progress:0" in c.call("INFO", "persistence") and
+                         b"aof_rewrite_scheduled:0" in c.call("INFO", "persistence"), what="the AOF rewrite")
+                base = glob.glob(os.path.join(s.dir, "appendonlydir", "*.base.aof"))
+                self.assertEqual(len(base), 1)
+                self.assertEqual(read(base[0]).count(b"BF.LOADCHUNK"), 2 * len(LIBRARIES))
                 c.close()
                 s.stop(save=False)
-                s.extra = ["--appendonly", "yes"]
+                s.extra = aof
                 s.start()
                 c = s.client()
                 unchanged("AOF rewrite + restart")
