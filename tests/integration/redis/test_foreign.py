@@ -193,6 +193,24 @@ class ForeignTest(unittest.TestCase):
                              if b":" in line)
                 self.assertEqual(stats[b"bloomkit_bf_foreign"], b"%d" % (3 * len(LIBRARIES)))
 
+    @time_limit(60)
+    def test_replica_gets_the_same_bytes(self):
+        """One key before the replica syncs (RDB transfer), one loaded after (replicated
+        BF.LOADCHUNK), both with adds after: the replica's SCANDUMP equals the primary's."""
+        with Server(extra=["--repl-diskless-sync-delay", "0"]) as primary, primary.client() as p:
+            load_file(primary, "before", self.files["bab"])
+            with Server(extra=["--replicaof", "127.0.0.1", str(primary.port)]) as replica, replica.client() as r:
+                wait_for(lambda: b"master_link_status:up" in r.call("INFO", "replication"), what="sync")
+                load_file(primary, "after", self.files["guava"])
+                for name in ("before", "after"):
+                    p.call("BF.MADD", name, *[added(i) for i in range(300)])
+                p.call("WAIT", 1, 5000)
+                for name, redis_type in (("before", b"bloomkitG"), ("after", b"bloomkitJ")):
+                    self.assertEqual(r.call("TYPE", name), redis_type)
+                    self.assertEqual(b"".join(x for _, x in scandump(r, "BF.SCANDUMP", name)),
+                                     b"".join(x for _, x in scandump(p, "BF.SCANDUMP", name)), name)
+                    self.assertEqual(r.call("BF.EXISTS", name, added(299)), 1)
+
     @time_limit(30)
     def test_parquet(self):
         with Server() as s, s.client() as c:
