@@ -35,6 +35,11 @@ PACKAGES = {
 SKIP = 77
 
 
+# Sanitizer builds preload their runtimes (LD_PRELOAD) for redis-server, which loads the
+# instrumented bloomkit.so; Go's tools and programs run without them.
+GO_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+
+
 def skip(reason):
     print("SKIPPED: " + reason)
     sys.exit(SKIP)
@@ -52,7 +57,7 @@ def go_build(source, out, work, packages):
         if not os.path.isdir(os.path.join(GOPATH, "src", p)):
             skip("needs %s in %s (Debian: %s)" % (p, GOPATH, PACKAGES[p]))
     # One build cache beside the work directories, so that a second run compiles nothing.
-    env = dict(os.environ, GOPATH=GOPATH, GO111MODULE="off", GOFLAGS="",
+    env = dict(GO_ENV, GOPATH=GOPATH, GO111MODULE="off", GOFLAGS="",
                GOCACHE=os.path.join(os.path.dirname(os.path.abspath(work)), "gocache"))
     subprocess.run(["go", "build", "-o", out, source], env=env, check=True)
     return out
@@ -67,6 +72,11 @@ def need_redis():
 
 def run(*args, **kwargs):
     return subprocess.run([str(a) for a in args], check=True, capture_output=True, **kwargs).stdout
+
+
+def go_run(*args, **kwargs):
+    """A Go program built here (babtool, a seed program)."""
+    return run(*args, env=GO_ENV, **kwargs)
 
 
 def load_into_key(server, name, path):
@@ -108,7 +118,7 @@ def bits_and_blooms_redis(src, work, cli):
                        ["github.com/bits-and-blooms/bloom"])
     n, probes = 20000, 100000
     go_file = os.path.join(work, "users.bloom")
-    run(babtool, "serve", go_file, n, 0.01)
+    go_run(babtool, "serve", go_file, n, 0.01)
     read = lambda suffix: open(go_file + suffix, "rb").read()  # noqa: E731
     run(cli, "import", "bits-and-blooms", os.path.join(work, "users.bkf"), "--from", go_file)
     everything = [key(i) for i in range(probes)] + [absent(i) for i in range(probes)]
@@ -144,8 +154,8 @@ def bits_and_blooms_redis(src, work, cli):
             run(cli, "export", dump, "--format", "bits-and-blooms", "--to", back, "--force")
             if open(back, "rb").read() != read(".after"):
                 fail("%s: the exported SCANDUMP is not Go's filter after the same adds" % what)
-            run(babtool, "contains", back, n // 2)
-            run(babtool, "answers", back, back + ".ans")
+            go_run(babtool, "contains", back, n // 2)
+            go_run(babtool, "answers", back, back + ".ans")
             if open(back + ".ans", "rb").read() != read(".after.ans"):
                 fail("%s: Go reading the export answers otherwise" % what)
             print("%s: 200,000 probes as Go's, SCANDUMP + export = Go's bytes, Go reads it back" % what)
@@ -188,7 +198,7 @@ def seed_bloom(src, work, cli):
     seed = go_build(os.path.join(src, "seeds", "bloom", "main.go"), os.path.join(work, "seed_bloom"), work,
                     ["github.com/bits-and-blooms/bloom"])
     go_file, bk_file = os.path.join(work, "users.bloom"), os.path.join(work, "users.bkf")
-    go = seed_verdicts(run(seed, "-save", go_file))
+    go = seed_verdicts(go_run(seed, "-save", go_file))
     # The program's own data: its IDs are "maybe", the two it never added are not.
     if go != {"1": True, "50": False, "100": True, "888": False, "999": True}:
         fail("the seed program answered %r" % go)
@@ -197,13 +207,13 @@ def seed_bloom(src, work, cli):
     mine = bloomkit_verdicts(cli, bk_file, wide)
     if {i: mine[i] for i in SEED_IDS} != go:
         fail("bloomkit answers %r, Go %r" % (mine, go))
-    if seed_verdicts(run(seed, "-load", go_file)) != go:
+    if seed_verdicts(go_run(seed, "-load", go_file)) != go:
         fail("the seed program reading its own file answers otherwise")
     # bloomkit adds the two missing users and exports; the program finds them.
     run(cli, "add", bk_file, input=b"50\n888\n")
     back = os.path.join(work, "back.bloom")
     run(cli, "export", bk_file, "--format", "bits-and-blooms", "--to", back)
-    again = seed_verdicts(run(seed, "-load", back))
+    again = seed_verdicts(go_run(seed, "-load", back))
     if again != dict.fromkeys(SEED_IDS, True):
         fail("after bloomkit added 50 and 888 the program answers %r" % again)
     # The same file served by Redis, when bloomkit.so and redis-server are here.
@@ -224,7 +234,7 @@ def seed_redis(src, work, cli):
                     ["gopkg.in/redis.v5"])
     for fmt, redis_type in ((None, b"MBbloom--"), ("native", b"bloomkitB")):
         with harness.Server(fmt=fmt) as s, s.client() as c:
-            out = run(seed, "127.0.0.1:%d" % s.port)
+            out = go_run(seed, "127.0.0.1:%d" % s.port)
             if out != b"user:1001 exists: true\nuser:9999 exists: false\n":
                 fail("FORMAT %s: the program printed %r" % (fmt, out))
             checks = {
@@ -239,7 +249,7 @@ def seed_redis(src, work, cli):
                     fail("FORMAT %s: %s is %r, not %r" % (fmt, what, got, want))
             # Run again on the same server: BF.RESERVE of the existing key is an error,
             # which the program reports with status 1.
-            again = subprocess.run([seed, "127.0.0.1:%d" % s.port], capture_output=True)
+            again = subprocess.run([seed, "127.0.0.1:%d" % s.port], capture_output=True, env=GO_ENV)
             if again.returncode != 1 or b"item exists" not in again.stderr:
                 fail("a second run should fail on BF.RESERVE: %r" % (again,))
         print("FORMAT %s: the program's replies and the key it built are right" % (fmt or "default"))
