@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Redis Cluster: three primaries created with `redis-cli --cluster create`, filters
 in different slots on different nodes, routing by key (MOVED, CROSSSLOT for BF.MERGE
-across slots), and a slot holding a filter resharded (SETSLOT + MIGRATE) to another
-node with its contents intact."""
+across slots), and a slot holding filters of every family (BF, CF, CBF, TBF) resharded
+(SETSLOT + MIGRATE) to another node with their contents intact."""
 
 import unittest
 
@@ -64,6 +64,18 @@ class ClusterTest(unittest.TestCase):
             self.assertEqual(c.call("BF.MERGE", "{%s}:dst" % key_on_a, "{%s}:src" % key_on_a), Simple(b"OK"))
             self.assertEqual(c.call("BF.MEXISTS", "{%s}:dst" % key_on_a, "same-slot", "mine"), [1, 1])
 
+            # Every other kind in the same slot moves with it: a cuckoo filter, a counting
+            # filter and a windowed filter (whose clock moves with its bytes).
+            cf, cbf, tbf = ("{%s}:%s" % (key_on_a, kind) for kind in ("cf", "cbf", "tbf"))
+            c.call("CF.RESERVE", cf, 1000)
+            c.call("CF.INSERT", cf, "ITEMS", *["c%d" % j for j in range(500)])
+            c.call("CBF.RESERVE", cbf, "0.01", 1000)
+            for j in range(200):
+                c.call("CBF.ADD", cbf, "n%d" % j)
+            self.assertEqual(c.call("TBF.RESERVE", tbf, "0.01", 1000, "WINDOW", 3600), Simple(b"OK"))
+            c.call("TBF.MADD", tbf, *["t%d" % j for j in range(500)])
+            dumps = {key: c.call("DUMP", key) for key in (cf, cbf, tbf)}
+
             # Reshard the slot of key_on_a from node A to node B.
             slot = c.call("CLUSTER", "KEYSLOT", key_on_a)
             before = dump_bytes(c, "BF", key_on_a)
@@ -79,6 +91,12 @@ class ClusterTest(unittest.TestCase):
             self.assertEqual(dump_bytes(dst, "BF", key_on_a), before)
             self.assertTrue(all(dst.call("BF.MEXISTS", key_on_a, *["%s:%d" % (key_on_a, j) for j in range(1500)])))
             self.assertEqual(dst.call("BF.MEXISTS", "{%s}:dst" % key_on_a, "same-slot", "mine"), [1, 1])
+            for key, dumped in dumps.items():
+                self.assertEqual(dst.call("DUMP", key), dumped, key)
+            self.assertEqual(dst.call("CF.MEXISTS", cf, *["c%d" % j for j in range(500)]), [1] * 500)
+            self.assertEqual(dst.call("CBF.COUNT", cbf, "n7"), 1)
+            self.assertEqual(dst.call("TBF.MEXISTS", tbf, *["t%d" % j for j in range(500)]), [1] * 500)
+            self.assertEqual(dst.call("TBF.CARD", tbf), 500)
             moved = src.call("BF.EXISTS", key_on_a, "x")
             self.assertTrue(isinstance(moved, ReplyError) and moved.message.startswith("MOVED"), moved)
             for client in clients.values():
