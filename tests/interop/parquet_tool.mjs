@@ -76,6 +76,20 @@ function chunks(bytes) {
   return out
 }
 
+// hyparquet's hashes of a column's values, each computed once for all its chunks.
+const hashCache = new Map()
+function hashes(chunk, kind) {
+  const id = `${chunk.col}.${kind}`
+  if (!hashCache.has(id)) {
+    hashCache.set(id, Array.from({ length: ROWS }, (_, i) => {
+      const h = hashParquetValue(VALUES[chunk.col][kind](i), chunk.element)
+      if (h === undefined) throw new Error(`${chunk.col}: hyparquet cannot hash ${kind}(${i})`)
+      return h
+    }))
+  }
+  return hashCache.get(id)
+}
+
 // hyparquet's answers for the filter at `offset`: '1' may be present, '0' absent.
 function answers(bytes, chunk, kinds) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
@@ -88,11 +102,7 @@ function answers(bytes, chunk, kinds) {
   const out = Buffer.alloc(kinds.length * ROWS)
   let j = 0
   for (const kind of kinds) {
-    for (let i = 0; i < ROWS; ++i) {
-      const h = hashParquetValue(VALUES[chunk.col][kind](i), chunk.element)
-      if (h === undefined) throw new Error(`${chunk.col}: hyparquet cannot hash ${kind}(${i})`)
-      out[j++] = sbbfContains(filter.blocks, h) ? 0x31 : 0x30
-    }
+    for (const h of hashes(chunk, kind)) out[j++] = sbbfContains(filter.blocks, h) ? 0x31 : 0x30
   }
   return { out, numBytes: filter.numBytes }
 }
