@@ -17,13 +17,18 @@
 //      t answers as a never-added key (its generation is no longer looked at, and was
 //      freed when time passed it).
 //   3. False-positive rate <= fp_rate at any moment as long as no window of W time units
-//      received more than `capacity` adds. Each stage holds c = ceil(capacity / G) keys
-//      at rate r = fp_rate * c / (2 capacity). The G + 1 generations looked at span at
-//      most W + S, which holds at most 2 * capacity keys under the precondition; a
-//      stage's rate is convex in its keys (k >= 2), so a stage with x <= c keys has rate
-//      <= r x / c, and the union of all live stages <= r * 2 capacity / c = fp_rate. A
-//      steady stream measures about half of fp_rate (the live span then holds about
-//      capacity * (G + 1) / G keys, not twice capacity).
+//      received more than `capacity` adds (the default sizing, kAnySchedule). Each stage
+//      holds c = ceil(capacity / G) keys at rate r = fp_rate * c / (2 capacity). The
+//      G + 1 generations looked at span at most W + S, which holds at most 2 * capacity
+//      keys under the precondition; a stage's rate is convex in its keys (k >= 2), so a
+//      stage with x <= c keys has rate <= r x / c, and the union of all live stages
+//      <= r * 2 capacity / c = fp_rate. A steady stream measures about half of fp_rate
+//      (the live span then holds about capacity * (G + 1) / G keys, not twice capacity).
+//      With sizing = kSteadyStream, r = fp_rate / (G + 1) and the bound holds only for
+//      streams in which no generation receives more than c keys: the G + 1 live
+//      generations then hold one stage of <= c keys each, and their union <= (G + 1) r =
+//      fp_rate. A burst within capacity (up to 2 capacity keys live) can then reach
+//      2 G / (G + 1) * fp_rate. About 9% fewer bits per key (docs/FILTERS.md).
 //   4. More than capacity in a window: a generation that fills its stage gets another
 //      (memory follows the load), up to max_stages live stages (default 3G + 1, what the
 //      worst schedule within capacity needs). Past that the filter degrades: adds go into
@@ -33,8 +38,10 @@
 //      W + S frees every generation at once (the cost is G + 1 slots, not the gap).
 //
 // Memory: at steady load (G + 1) stages of c keys at rate r, i.e. (G + 1) / G times the
-// bits per key of a blocked filter at fp_rate * c / (2 capacity); docs/FILTERS.md has the
-// measured figures against a plain blocked filter at fp_rate.
+// bits per key of a blocked filter at rate r: about (G + 1) / G * 1.44 log2(2 G / p) for
+// kAnySchedule, least near G = 4..8 (the default G = 8 is within 2% of the least at 1% and
+// 0.1%); docs/FILTERS.md has the measured figures against a plain filter and the
+// age-partitioned Bloom filter.
 //
 // Every add records the key in the current generation (unless a stage of it already
 // reports the key), so a key is remembered for W after its latest add; capacity counts
@@ -45,7 +52,7 @@
 // concurrently; Advance and the adds need exclusive access.
 //
 //   auto seen = bloomkit::WindowedBloomFilter::Create(
-//       {.capacity = 1'000'000, .fp_rate = 0.01, .window = 24 * 3600 * 1000, .generations = 24});
+//       {.capacity = 1'000'000, .fp_rate = 0.01, .window = 24 * 3600 * 1000, .generations = 8});
 //   if (seen->AddIfAbsentAt(url, now_ms).value()) crawl(url);
 #pragma once
 
@@ -65,12 +72,22 @@
 namespace bloomkit {
 
 inline constexpr std::uint32_t kMaxWindowedGenerations = 1024;
+// The default G: the fewest bits per key within 2% at rates 1% and 0.1% (docs/FILTERS.md),
+// and a divisor of every whole number of seconds in milliseconds.
+inline constexpr std::uint32_t kDefaultWindowedGenerations = 8;
+
+// What the stages are sized for (point 3 of the contract above). Written into files.
+enum class WindowedSizing : std::uint8_t {
+  kAnySchedule = 0,   // fp_rate holds for any schedule within capacity: r = p c / (2n)
+  kSteadyStream = 1,  // fp_rate holds while no generation gets more than c keys: r = p / (G + 1)
+};
 
 struct WindowedOptions {
-  std::uint64_t capacity = 0;      // adds a window of `window` time units may receive
-  double fp_rate = 0.01;           // bound on the false-positive rate at any moment
-  std::uint64_t window = 0;        // W in the caller's time units; a multiple of generations
-  std::uint32_t generations = 24;  // G in [1, kMaxWindowedGenerations]
+  std::uint64_t capacity = 0;                               // adds a window of `window` time units may receive
+  double fp_rate = 0.01;                                    // bound on the false-positive rate at any moment
+  std::uint64_t window = 0;                                 // W in the caller's time units; a multiple of generations
+  std::uint32_t generations = kDefaultWindowedGenerations;  // G in [1, kMaxWindowedGenerations]
+  WindowedSizing sizing = WindowedSizing::kAnySchedule;
   // Live stages at most, in [G + 1, 64 (G + 1)]; 0 picks 3G + 1 (enough for any schedule
   // within capacity). The ring holds at most max_stages + 1 (a new generation's first
   // stage is always allowed).
@@ -137,7 +154,7 @@ class WindowedBloomFilter {
   [[nodiscard]] std::uint64_t EstimatedCount() const noexcept;
   [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
   [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
-  // The bound of point 3: r * 2 capacity / c (<= fp_rate).
+  // The bound of point 3: r * 2 capacity / c (<= fp_rate), or r (G + 1) for kSteadyStream.
   [[nodiscard]] double ExpectedFpRate() const noexcept;
   // 1 - prod(1 - stage rate at its fill) over the live stages: the rate now.
   [[nodiscard]] double EstimatedFpRate() const noexcept;
@@ -148,6 +165,7 @@ class WindowedBloomFilter {
 
   [[nodiscard]] std::uint64_t window() const noexcept { return window_; }
   [[nodiscard]] std::uint32_t generations() const noexcept { return generations_; }
+  [[nodiscard]] WindowedSizing sizing() const noexcept { return sizing_; }
   [[nodiscard]] std::uint64_t generation_span() const noexcept { return span_; }  // S = W / G
   [[nodiscard]] std::uint32_t max_stages() const noexcept { return max_stages_; }
   [[nodiscard]] std::uint64_t stage_capacity() const noexcept { return stage_capacity_; }  // c
@@ -189,6 +207,7 @@ class WindowedBloomFilter {
   std::uint64_t max_memory_bytes_ = kDefaultMaxMemoryBytes;
   std::uint32_t generations_ = 0;
   std::uint32_t max_stages_ = 0;
+  WindowedSizing sizing_ = WindowedSizing::kAnySchedule;
 };
 
 static_assert(Filter<WindowedBloomFilter>);

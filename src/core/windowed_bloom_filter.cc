@@ -39,8 +39,9 @@ struct Derived {
   std::uint32_t max_stages = 0;
 };
 
-// Checks the options and derives c = ceil(n / G), r = p c / (2 n), the stage size and
-// the stage limit. The same doubles on every machine: one multiply and one divide.
+// Checks the options and derives c = ceil(n / G), r = p c / (2 n) (kAnySchedule) or
+// r = p / (G + 1) (kSteadyStream), the stage size and the stage limit. The same doubles
+// on every machine: one multiply and one divide, or one divide.
 Result<Derived> Derive(const WindowedOptions& o) {
   if (o.capacity == 0) return MakeError(ErrorCode::kInvalidArgument, "capacity must be at least 1, got 0");
   if (auto st = ValidateFpRate(o.fp_rate); !st.ok()) return st.error();
@@ -52,6 +53,10 @@ Result<Derived> Derive(const WindowedOptions& o) {
     return MakeError(ErrorCode::kInvalidArgument, "window must be a positive multiple of generations (", o.generations,
                      "), got ", o.window);
   }
+  if (o.sizing != WindowedSizing::kAnySchedule && o.sizing != WindowedSizing::kSteadyStream) {
+    return MakeError(ErrorCode::kInvalidArgument, "sizing must be 0 (any schedule) or 1 (steady stream), got ",
+                     static_cast<int>(o.sizing));
+  }
   const std::uint64_t slots = std::uint64_t{o.generations} + 1;
   const std::uint64_t max_allowed = 64 * slots;
   const std::uint64_t max_stages = o.max_stages == 0 ? 3 * std::uint64_t{o.generations} + 1 : o.max_stages;
@@ -62,7 +67,9 @@ Result<Derived> Derive(const WindowedOptions& o) {
   Derived d;
   d.max_stages = static_cast<std::uint32_t>(max_stages);
   d.stage_capacity = o.capacity / o.generations + (o.capacity % o.generations != 0 ? 1 : 0);
-  d.stage_fp_rate = o.fp_rate * static_cast<double>(d.stage_capacity) / (2.0 * static_cast<double>(o.capacity));
+  d.stage_fp_rate = o.sizing == WindowedSizing::kSteadyStream
+                        ? o.fp_rate / static_cast<double>(slots)
+                        : o.fp_rate * static_cast<double>(d.stage_capacity) / (2.0 * static_cast<double>(o.capacity));
   auto params = CalculateParameters(d.stage_capacity, d.stage_fp_rate, FilterKind::kBlocked, o.max_memory_bytes);
   if (!params.ok()) {
     return MakeError(params.error().code(), "a stage of ", d.stage_capacity, " keys at error rate ", d.stage_fp_rate,
@@ -99,6 +106,7 @@ Result<WindowedBloomFilter> WindowedBloomFilter::Create(const WindowedOptions& o
   f.stage_bytes_ = d->stage_bytes;
   f.max_stages_ = d->max_stages;
   f.max_memory_bytes_ = options.max_memory_bytes;
+  f.sizing_ = options.sizing;
   try {
     f.ring_.resize(std::size_t{options.generations} + 1);
   } catch (const std::bad_alloc&) {
@@ -112,6 +120,7 @@ WindowedOptions WindowedBloomFilter::options() const noexcept {
           .fp_rate = fp_rate_,
           .window = window_,
           .generations = generations_,
+          .sizing = sizing_,
           .max_stages = max_stages_,
           .start_time = now_,
           .max_memory_bytes = max_memory_bytes_};
@@ -289,6 +298,9 @@ std::uint64_t WindowedBloomFilter::EstimatedCount() const noexcept {
 }
 
 double WindowedBloomFilter::ExpectedFpRate() const noexcept {
+  if (sizing_ == WindowedSizing::kSteadyStream) {
+    return std::min(1.0, stage_fp_rate_ * static_cast<double>(ring_.size()));
+  }
   return std::min(1.0, stage_fp_rate_ * 2.0 * static_cast<double>(capacity_) / static_cast<double>(stage_capacity_));
 }
 
@@ -371,12 +383,13 @@ std::vector<GenerationInfo> WindowedBloomFilter::Generations() const {
 
 bool operator==(const WindowedBloomFilter& a, const WindowedBloomFilter& b) noexcept {
   return a.capacity_ == b.capacity_ && a.fp_rate_ == b.fp_rate_ && a.window_ == b.window_ &&
-         a.generations_ == b.generations_ && a.max_stages_ == b.max_stages_ && a.now_ == b.now_ && a.ring_ == b.ring_;
+         a.generations_ == b.generations_ && a.sizing_ == b.sizing_ && a.max_stages_ == b.max_stages_ &&
+         a.now_ == b.now_ && a.ring_ == b.ring_;
 }
 
 // Header: kind 8, hash id 4, capacity n, count = sum of stage counts, fp_rate p.
 // params[0] = window W, [1] = generations G, [2] = max_stages, [3] = now, [4] = stages
-// in the file, [5] = 0. Payload: G + 1 slot records in slot order, each 64 bytes
+// in the file, [5] = sizing (0 any schedule, 1 steady stream). Payload: G + 1 slot records in slot order, each 64 bytes
 // (epoch, number of stages, 48 zero bytes; an empty slot is all zero) followed by its
 // stages, each a complete uncompressed blocked-filter file padded with zeros to 64.
 std::vector<std::byte> WindowedBloomFilter::Serialize(const SaveOptions& options) const {
@@ -408,6 +421,7 @@ bool WindowedBloomFilter::SerializeTo(ByteSink sink) const noexcept {
   header.params[2] = max_stages_;
   header.params[3] = now_;
   header.params[4] = stages;
+  header.params[5] = static_cast<std::uint64_t>(sizing_);
   internal::FileStream out(sink);
   if (!out.Begin(header)) return false;
   auto into_outer = [&out](std::span<const std::byte> piece) noexcept { return out.Put(piece); };
@@ -440,11 +454,15 @@ Result<WindowedBloomFilter> WindowedBloomFilter::Deserialize(const FileHeader& h
     return MakeError(ErrorCode::kParameterMismatch, "generations ", h.params[1], " or max_stages ", h.params[2],
                      " out of range");
   }
-  if (h.params[5] != 0) return MakeError(ErrorCode::kReservedNonZero, "unused parameter 5 is not zero");
+  if (h.params[5] > static_cast<std::uint64_t>(WindowedSizing::kSteadyStream)) {
+    return MakeError(ErrorCode::kParameterMismatch, "sizing ", h.params[5],
+                     " is not 0 (any schedule) or 1 (steady stream)");
+  }
   WindowedOptions o{.capacity = h.capacity,
                     .fp_rate = h.fp_rate,
                     .window = h.params[0],
                     .generations = static_cast<std::uint32_t>(h.params[1]),
+                    .sizing = static_cast<WindowedSizing>(h.params[5]),
                     .max_stages = static_cast<std::uint32_t>(h.params[2]),
                     .start_time = h.params[3],
                     .max_memory_bytes = std::numeric_limits<std::uint64_t>::max()};

@@ -102,6 +102,114 @@ TEST(WindowedBloomFilterTest, StagesAreSizedSoTheLiveUnionMeetsTheRate) {
   EXPECT_EQ(f.memory_bytes(), 0U) << "stages are allocated when keys arrive";
 }
 
+// The defaults: G = 8 (the fewest bits per key within 2% at 1% and 0.1%, docs/FILTERS.md)
+// and the sizing that holds on any schedule within capacity.
+TEST(WindowedBloomFilterTest, DefaultsAreEightGenerationsSizedForAnySchedule) {
+  const WindowedOptions defaults;
+  EXPECT_EQ(defaults.generations, 8U);
+  EXPECT_EQ(defaults.generations, bloomkit::kDefaultWindowedGenerations);
+  EXPECT_EQ(defaults.sizing, bloomkit::WindowedSizing::kAnySchedule);
+  const auto f = Make({.capacity = 1000, .fp_rate = 0.01, .window = 8000});
+  EXPECT_EQ(f.generations(), 8U);
+  EXPECT_EQ(f.generation_span(), 1000U);
+  EXPECT_EQ(f.sizing(), bloomkit::WindowedSizing::kAnySchedule);
+}
+
+// kSteadyStream: r = p / (G + 1), one stage per generation at steady load.
+TEST(WindowedBloomFilterTest, SteadySizingGivesEachOfTheGPlusOneStagesAShare) {
+  const auto any = Make({.capacity = 1'000'000, .fp_rate = 0.01, .window = 8000, .generations = 8});
+  const auto steady = Make({.capacity = 1'000'000,
+                            .fp_rate = 0.01,
+                            .window = 8000,
+                            .generations = 8,
+                            .sizing = bloomkit::WindowedSizing::kSteadyStream});
+  EXPECT_EQ(steady.stage_capacity(), 125'000U);
+  EXPECT_DOUBLE_EQ(steady.stage_fp_rate(), 0.01 / 9);
+  EXPECT_DOUBLE_EQ(steady.ExpectedFpRate(), 0.01);
+  EXPECT_DOUBLE_EQ(any.stage_fp_rate(), 0.01 / 16);
+  // Fewer bits per stage: 9 stages of 125,000 keys at 1/900 instead of 1/1600.
+  EXPECT_LT(static_cast<double>(steady.stage_bytes()), 0.92 * static_cast<double>(any.stage_bytes()))
+      << steady.stage_bytes() << " vs " << any.stage_bytes();
+  auto bad = WindowedBloomFilter::Create(
+      {.capacity = 10, .fp_rate = 0.01, .window = 8, .sizing = static_cast<bloomkit::WindowedSizing>(2)});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(bad.error().message().find("sizing must be 0 (any schedule) or 1 (steady stream), got 2"),
+            std::string::npos)
+      << bad.error().message();
+}
+
+// The bound of kSteadyStream at its worst moment within its precondition: every
+// generation receives exactly c = n / G keys, and the rate is measured at the end of a
+// generation, when all G + 1 generations looked at are full ((G + 1) c keys live). Over
+// 10^6 never-added keys the rate must stay within the 99.9% interval of p, and come close
+// to it (the stages are not oversized). A stage rate any larger than p / (G + 1), e.g. the
+// p / G a sizing that forgot the oldest generation would give, fails the first check.
+TEST(WindowedBloomFilterTest, SteadySizingMeetsTheRateWhenEveryGenerationIsFull) {
+  constexpr std::uint64_t kN = 40'000;
+  constexpr double kP = 0.01;
+  constexpr std::uint32_t kG = 8;
+  constexpr std::uint64_t kS = 1000;
+  constexpr std::uint64_t kPerGeneration = kN / kG;
+  constexpr int kMoments = 10;
+  constexpr std::uint64_t kQueries = 100'000;  // per moment: 10^6 in all
+  auto f = Make({.capacity = kN,
+                 .fp_rate = kP,
+                 .window = kG * kS,
+                 .generations = kG,
+                 .sizing = bloomkit::WindowedSizing::kSteadyStream});
+  std::uint64_t key = 0;
+  std::uint64_t hits = 0;
+  std::uint64_t false_negatives = 0;
+  int moments = 0;
+  for (std::uint64_t gen = 0; moments < kMoments; ++gen) {
+    // Spread over the generation: the last key lands at its last time unit.
+    for (std::uint64_t i = 0; i < kPerGeneration; ++i) {
+      ASSERT_TRUE(f.AddAt(Key(kIn, key++), gen * kS + i * kS / kPerGeneration).ok());
+    }
+    f.Advance(gen * kS + kS - 1);
+    if (gen < kG) continue;  // not yet G + 1 full generations
+    // count() leaves out the few keys a stage already reported (false positives at the add).
+    ASSERT_GT(f.count(), (kG + 1) * kPerGeneration * 99 / 100);
+    ASSERT_EQ(f.num_stages(), kG + 1U);
+    ASSERT_FALSE(f.over_capacity());
+    // The oldest live key was added W + S - 1 ago... and every key of the last window.
+    for (std::uint64_t i = key - kN; i < key; i += 7) false_negatives += f.MayContain(Key(kIn, i)) ? 0U : 1U;
+    hits += Positives(f, static_cast<std::uint64_t>(moments) * kQueries, kQueries);
+    ++moments;
+  }
+  EXPECT_EQ(false_negatives, 0U);
+  const double n = static_cast<double>(kMoments) * kQueries;
+  const double measured = static_cast<double>(hits) / n;
+  EXPECT_LE(measured, kP + Bound(kP, n)) << "the steady sizing's bound fails at its worst moment";
+  EXPECT_GT(measured, 0.7 * kP) << "the stages are far larger than the bound needs";
+}
+
+// The precondition of kSteadyStream matters: the burst schedule of
+// BurstsAtTheWindowEdgeStayWithinTheRate (2n keys live, within capacity) takes it past p,
+// though not past 2 G / (G + 1) p, as the header says.
+TEST(WindowedBloomFilterTest, SteadySizingExceedsTheRateOnBurstsWithinItsStatedLimit) {
+  constexpr std::uint64_t kN = 40'000;
+  constexpr double kP = 0.01;
+  constexpr std::uint64_t kW = 8000;
+  constexpr std::uint32_t kG = 8;
+  constexpr std::uint64_t kQueries = 500'000;
+  auto f = Make({.capacity = kN,
+                 .fp_rate = kP,
+                 .window = kW,
+                 .generations = kG,
+                 .sizing = bloomkit::WindowedSizing::kSteadyStream});
+  for (std::uint64_t i = 0; i < kN; ++i) ASSERT_TRUE(f.AddAt(Key(kIn, i), 100'000).ok());
+  for (std::uint64_t i = kN; i < 2 * kN; ++i) ASSERT_TRUE(f.AddAt(Key(kIn, i), 100'000 + kW).ok());
+  std::uint64_t false_negatives = 0;
+  for (std::uint64_t i = 0; i < 2 * kN; ++i) false_negatives += f.MayContain(Key(kIn, i)) ? 0U : 1U;
+  EXPECT_EQ(false_negatives, 0U);
+  const double measured = static_cast<double>(Positives(f, 0, kQueries)) / kQueries;
+  EXPECT_GT(measured, kP + Bound(kP, kQueries)) << "bursts were expected to pass the steady bound";
+  const double limit = 2.0 * kG / (kG + 1) * kP;
+  EXPECT_LE(measured, limit + Bound(limit, kQueries));
+}
+
 // A key added at t answers "maybe" at every time up to t + W and is gone from
 // t + W + S on, wherever t falls inside its generation.
 TEST(WindowedBloomFilterTest, WindowEdgesAreExact) {
@@ -351,6 +459,50 @@ TEST(WindowedBloomFilterTest, RoundTripKeepsTheClockAndTheGenerations) {
   auto compressed = WindowedBloomFilter::Deserialize(f.Serialize({.compress = true}));
   ASSERT_TRUE(compressed.ok()) << compressed.error().message();
   EXPECT_TRUE(compressed.value() == f);
+}
+
+// The sizing is params[5] of the header: files written before it (0) load with the
+// any-schedule sizing, a steady-stream filter round-trips, other values are refused.
+TEST(WindowedBloomFilterTest, SizingIsKeptInTheFile) {
+  using bloomkit_test::Bytes;
+  using bloomkit_test::FixChecksum;
+  using bloomkit_test::StoreLE;
+  namespace layout = bloomkit_test::layout;
+  auto steady = Make({.capacity = 3000,
+                      .fp_rate = 0.01,
+                      .window = 4000,
+                      .generations = 4,
+                      .sizing = bloomkit::WindowedSizing::kSteadyStream});
+  for (std::uint64_t i = 0; i < 3000; ++i) ASSERT_TRUE(steady.AddAt(Key(kIn, i), 1000 + i).ok());
+  const Bytes bytes = steady.Serialize();
+  auto loaded = WindowedBloomFilter::Deserialize(bytes);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+  EXPECT_EQ(loaded->sizing(), bloomkit::WindowedSizing::kSteadyStream);
+  EXPECT_TRUE(loaded.value() == steady);
+  EXPECT_DOUBLE_EQ(loaded->stage_fp_rate(), 0.01 / 5);
+  // The same file claiming the any-schedule sizing: its stages are of other parameters.
+  Bytes b = bytes;
+  StoreLE(b, layout::kParams + 5 * 8, 0);
+  FixChecksum(b);
+  auto other = WindowedBloomFilter::Deserialize(b);
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.error().code(), ErrorCode::kParameterMismatch) << other.error().message();
+  b = bytes;
+  StoreLE(b, layout::kParams + 5 * 8, 2);
+  FixChecksum(b);
+  auto unknown = WindowedBloomFilter::Deserialize(b);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code(), ErrorCode::kParameterMismatch) << unknown.error().message();
+  EXPECT_NE(unknown.error().message().find("sizing 2 is not 0 (any schedule) or 1 (steady stream)"), std::string::npos)
+      << unknown.error().message();
+  // An any-schedule filter writes 0 there, as every file before the option did.
+  auto any = Make({.capacity = 3000, .fp_rate = 0.01, .window = 4000, .generations = 4});
+  ASSERT_TRUE(any.AddAt("x", 1000).ok());
+  const Bytes any_bytes = any.Serialize();
+  EXPECT_EQ(bloomkit_test::LoadU64(any_bytes, layout::kParams + 5 * 8), 0U);
+  auto any_loaded = WindowedBloomFilter::Deserialize(any_bytes);
+  ASSERT_TRUE(any_loaded.ok()) << any_loaded.error().message();
+  EXPECT_EQ(any_loaded->sizing(), bloomkit::WindowedSizing::kAnySchedule);
 }
 
 // An add refused for memory (a file loaded under a lower limit than it was made with)
