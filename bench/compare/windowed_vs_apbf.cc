@@ -6,7 +6,8 @@
 //             capacity (the default) and sized for steady streams (kSteadyStream)
 //   apbf      the age-partitioned Bloom filter (bench/compare/apbf.h) at the paper's (k, l)
 // on two schedules of 8-byte keys, each over `--windows` windows of W = 24000 time units:
-//   steady    n keys per window, evenly spread (key i at time floor(i W / n))
+//   steady    n keys per window, evenly spread (key i at time floor(i W / n)); measured at
+//             ends of generations (all G + 1 looked at full: the worst moment) and between
 //   bursty    n keys at one instant every W + 1 time units: no window of W holds two bursts,
 //             yet just after a burst the windowed filter still looks at the previous one
 //             (2n keys live: the worst case its default sizing is for)
@@ -86,12 +87,16 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> Moments(const Config& c, Sc
   std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
   const std::uint64_t total = static_cast<std::uint64_t>(c.windows) * c.n;
   if (s == Schedule::kSteady) {
-    // Spread over windows 2.. with an odd step, so moments fall at every phase of a generation.
-    const std::uint64_t from = 2 * c.n;
-    for (int m = 0; m < c.moments; ++m) {
-      const std::uint64_t added =
-          from + (total - from) * static_cast<std::uint64_t>(2 * m + 1) / static_cast<std::uint64_t>(2 * c.moments);
-      out.emplace_back(added, TimeOf(c, s, added - 1));
+    // Half at the end of a half window, which ends a generation for every G here (all even):
+    // the G + 1 generations looked at are then all full, a steady stream's worst moment.
+    // The other half n / 7 keys earlier, at other phases of each G's generations.
+    const std::uint64_t pairs = static_cast<std::uint64_t>(std::max(1, c.moments / 2));
+    const std::uint64_t half = c.n / 2;
+    const std::uint64_t step = std::max<std::uint64_t>(half, (total - 2 * c.n) / pairs / half * half);
+    for (std::uint64_t j = 1; j <= pairs && 2 * c.n + j * step <= total; ++j) {
+      const std::uint64_t end = 2 * c.n + j * step;
+      out.emplace_back(end - c.n / 7, TimeOf(c, s, end - c.n / 7 - 1));
+      out.emplace_back(end, TimeOf(c, s, end - 1));
     }
     return out;
   }
