@@ -28,7 +28,7 @@
 //      streams in which no generation receives more than c keys: the G + 1 live
 //      generations then hold one stage of <= c keys each, and their union <= (G + 1) r =
 //      fp_rate. A burst within capacity (up to 2 capacity keys live) can then reach
-//      2 G / (G + 1) * fp_rate. About 9% fewer bits per key (docs/FILTERS.md).
+//      2 G / (G + 1) * fp_rate. 7-10% fewer bits per key (docs/FILTERS.md).
 //   4. More than capacity in a window: a generation that fills its stage gets another
 //      (memory follows the load), up to max_stages live stages (default 3G + 1, what the
 //      worst schedule within capacity needs). Past that the filter degrades: adds go into

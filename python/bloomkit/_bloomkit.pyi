@@ -12,6 +12,7 @@ WritableBuffer = Union[bytearray, memoryview]
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 DEFAULT_MAX_MEMORY: int
+DEFAULT_WINDOWED_GENERATIONS: int
 FORMAT_VERSION: int
 
 _F = TypeVar("_F", bound="_AnyKind")
@@ -160,7 +161,7 @@ class WindowedBloomFilter(_Filter):
         fp_rate: float = 0.01,
         *,
         window_ms: int,
-        generations: int = 24,
+        generations: int = ...,
         start_ms: int = 0,
         max_stages: int = 0,
         max_memory: int = ...,

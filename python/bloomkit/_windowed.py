@@ -50,7 +50,7 @@ def _read_clock(clock: Optional[Clock]) -> int:
 class WindowedBloomFilter(_Base):
     """Keys seen in the last `window` (a timedelta, or seconds).
 
-    WindowedBloomFilter(capacity, fp_rate=0.01, window=timedelta(hours=24), generations=24,
+    WindowedBloomFilter(capacity, fp_rate=0.01, window=timedelta(hours=24), generations=8,
     clock=None, *, max_stages=0, max_memory=4 GiB)
 
     No false negative within the window: a key added at t is `in` the filter until t + window.
@@ -68,7 +68,7 @@ class WindowedBloomFilter(_Base):
         capacity: int,
         fp_rate: float = 0.01,
         window: Union[timedelta, int, float] = timedelta(hours=24),
-        generations: int = 24,
+        generations: int = _bloomkit.DEFAULT_WINDOWED_GENERATIONS,
         clock: Optional[Clock] = None,
         *,
         max_stages: int = 0,

@@ -1557,6 +1557,7 @@ PYBIND11_MODULE(_bloomkit, m) {
   using namespace bloomkit::python;  // NOLINT(google-build-using-namespace)
   m.doc() = "bloomkit's filters (C++ core); import the bloomkit package, not this module.";
   m.attr("DEFAULT_MAX_MEMORY") = kDefaultMaxMemory;
+  m.attr("DEFAULT_WINDOWED_GENERATIONS") = kDefaultWindowedGenerations;
   m.attr("FORMAT_VERSION") = kFormatVersion;
   // Daemon threads inside a batch when the interpreter exits park instead of aborting the
   // process (GilRelease). A new interpreter (embedding) starts with no exit announced.
@@ -1657,7 +1658,7 @@ PYBIND11_MODULE(_bloomkit, m) {
                                                                   .max_memory_bytes = max_memory})));
                }),
                py::arg("capacity"), py::arg("fp_rate") = 0.01, py::kw_only(), py::arg("window_ms"),
-               py::arg("generations") = 24, py::arg("start_ms") = 0, py::arg("max_stages") = 0,
+               py::arg("generations") = kDefaultWindowedGenerations, py::arg("start_ms") = 0, py::arg("max_stages") = 0,
                py::arg("max_memory") = kDefaultMaxMemory);
   using WindowedBox = Box<WindowedBloomFilter>;
   windowed.def(

@@ -117,6 +117,10 @@ def test_over_capacity_degrades_and_says_so():
     assert all(seen.contains_many([key(i) for i in range(2000)]))
 
 
+def test_generations_default_to_the_cores_eight():
+    assert bloomkit.WindowedBloomFilter(100, clock=FakeClock()).info()["generations"] == 8
+
+
 def test_the_set_like_api():
     clock = FakeClock()
     seen = make(clock)

@@ -61,7 +61,7 @@ struct CreateSpec {
   std::uint32_t expansion = 1;                                 // cuckoo: 0 = never grow
   std::optional<BlockedLayout> blocked_layout = std::nullopt;  // blocked; unset: DefaultBlockedLayout
   std::uint64_t window_ms = 24 * 3'600'000;                    // windowed: W in milliseconds
-  std::uint32_t generations = 24;                              // windowed: G
+  std::uint32_t generations = kDefaultWindowedGenerations;     // windowed: G
 };
 
 // Everything `bloomkit info` shows, for any kind.

@@ -55,7 +55,7 @@ Examples:
   bloomkit create seen.bf --capacity 10M --fp-rate 0.1%
   bloomkit create seen.bf --capacity 1e6 --kind blocked --force
   bloomkit create grow.bf --capacity 1000 --kind scalable
-  bloomkit create seen.bf --capacity 10M --kind windowed --window 24h --generations 24)");
+  bloomkit create seen.bf --capacity 10M --kind windowed --window 24h --generations 8)");
   return {app, [o, &global] { return RunCreate(*o, global); }};
 }
 

@@ -37,7 +37,8 @@ void AddSizingOptions(CLI::App& app, SizingOptions& o, bool capacity_required) {
                  "windowed: how long a key is remembered, e.g. 24h, 90m, 30s, 1500ms (default 24h)");
   app.add_option("--generations", o.generations,
                  "windowed: generations the window is cut into; a key is forgotten at most window / generations after "
-                 "the window ends (default 24)");
+                 "the window ends (default " +
+                     std::to_string(kDefaultWindowedGenerations) + ")");
   app.add_option("--block-bits", o.block_bits,
                  "blocked: 256 or 512; default 256 for --fp-rate >= 0.001 (faster, ~4-7% more bits), else 512");
 }

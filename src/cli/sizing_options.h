@@ -25,7 +25,7 @@ struct SizingOptions {
   std::string expansion = "1";
   std::string block_bits;  // "": the default layout for the rate
   std::string window = "24h";
-  std::string generations = "24";
+  std::string generations = std::to_string(kDefaultWindowedGenerations);
   bool compress = false;
 };
 

@@ -94,7 +94,7 @@ Status TbfReserve(Command& cmd) {
   if (!ParseU64(cmd.arg(5), &window_s) || window_s == 0 || window_s > (std::uint64_t{1} << 53)) {
     return ReplyError(kBadWindow);
   }
-  std::uint64_t generations = 24;
+  std::uint64_t generations = bloomkit::kDefaultWindowedGenerations;
   std::uint64_t at = 0;
   bool has_at = false;
   for (std::size_t i = 6; i < cmd.argc(); i += 2) {

@@ -10,8 +10,7 @@ namespace {
 
 struct WindowedTraits : DefaultFilterTraits<bloomkit::WindowedBloomFilter> {
   static constexpr std::string_view kName = "windowed";
-  // window, generations, max_stages, now, stages in the file.
-  static constexpr std::size_t kUsedParams = 5;
+  static constexpr std::size_t kUsedParams = 6;  // W, G, max_stages, now, stages, sizing
   static constexpr std::size_t kSizeParam = 4;
   static constexpr std::uint16_t kHashId = bloomkit::kHashIdShort64;
   static bloomkit::Result<Filter> Make(std::uint64_t capacity, double fp_rate) {

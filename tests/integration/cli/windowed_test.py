@@ -87,6 +87,12 @@ class WindowedCliTest(CliTestCase):
         _, out, _ = at(T, "info", self.bf, check=EXIT_OK)
         self.assertIn("1d in 24 generations of 1h", out.decode())
 
+    def test_generations_default_to_the_cores_eight(self):
+        other = self.path("default.bf")
+        at(T, "create", other, "--kind", "windowed", "--capacity", 1000, "--window", "24h", check=EXIT_OK)
+        _, out, _ = at(T, "info", other, "--json", check=EXIT_OK)
+        self.assertEqual(json.loads(out)["generations"], 8)
+
     def test_a_clock_that_goes_back_acts_at_the_latest_time(self):
         self.dedup(T, ["a"])
         self.assertEqual(self.dedup(T - 5 * HOUR, ["a", "b"]), ["b"])

@@ -66,7 +66,8 @@ class WindowTest(unittest.TestCase):
                 (["TBF.RESERVE", "k", "2", "100", "WINDOW", "10"], "ERR error rate must be"),
                 (["TBF.RESERVE", "k", "0.01", "0", "WINDOW", "10"], "ERR bad capacity"),
                 (["TBF.RESERVE", "k", "0.01", "100", "WINDOW", "0"], "ERR bad window"),
-                (["TBF.RESERVE", "k", "0.01", "100", "WINDOW", "1"], "ERR bad window: WINDOW 1 seconds (1000 ms)"),
+                (["TBF.RESERVE", "k", "0.01", "100", "WINDOW", "1", "GENERATIONS", "24"],
+                 "ERR bad window: WINDOW 1 seconds (1000 ms)"),
                 (["TBF.RESERVE", "k", "0.01", "100", "WINDOW", "10", "GENERATIONS", "0"], "ERR bad generations"),
                 (["TBF.RESERVE", "k", "0.01", "100", "SPAN", "10"], "ERR syntax"),
                 (["TBF.RESERVE", "k", "0.01", "100", "WINDOW", "10", "AT"], "ERR syntax"),
@@ -83,6 +84,10 @@ class WindowTest(unittest.TestCase):
             c.ok("SET", "str", "v")
             self.assertTrue(c.call("TBF.ADD", "str", "x").message.startswith("WRONGTYPE"))
             self.assertEqual(c.call("TBF.EXISTS", "missing", "x"), 0)
+            # Without GENERATIONS: the core's default G = 8, which divides any whole second.
+            c.ok("TBF.RESERVE", "d", "0.01", "100", "WINDOW", "1")
+            info = c.call("TBF.INFO", "d")
+            self.assertEqual(dict(zip(info[::2], info[1::2]))[b"Generations"], 8)
 
 
 class PersistenceTest(unittest.TestCase):
