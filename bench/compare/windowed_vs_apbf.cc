@@ -14,8 +14,9 @@
 // At `--moments` moments after the first two windows (bursty: just after each burst and
 // half-way to the next) it measures, for every contender:
 //   bits/key  memory allocated at that moment * 8 / n (mean and max over the moments)
-//   FPR       over distinct never-added keys, >= 10^6 in all per contender (mean over the
-//             moments, and the largest single moment)
+//   FPR       over distinct never-added keys, >= 10^6 in all per contender: mean over all the
+//             moments, mean over the worst half (ends of generations; just after a burst),
+//             and the largest single moment (2^16 keys: its excess is mostly sampling noise)
 //   bound     the rate the contender promises (windowed: ExpectedFpRate; APBF: the paper's model)
 //   FN        keys added within the last W (time t >= now - W) that answer "absent": must be 0.
 //             The APBF counts its window in keys; it keeps the last n keys, which hold every
@@ -115,6 +116,7 @@ struct Measured {
   double bits_max = 0;
   double fpr_mean = 0;
   double fpr_max = 0;
+  double fpr_worst = 0;  // mean over the worst moments: generation ends (steady), just after a burst
   std::uint64_t false_negatives = 0;
   std::uint64_t present_queries = 0;
   std::uint64_t absent_queries = 0;
@@ -157,7 +159,11 @@ Measured Drive(const Config& c, Schedule s, C& contender, std::string name, doub
   std::uint64_t added = 0;
   std::uint64_t absent_next = kAbsentBase;
   double absent_seconds = 0;
-  for (const auto& [until, t] : moments) {
+  double worst_moments = 0;
+  for (std::size_t index = 0; index < moments.size(); ++index) {
+    const auto [until, t] = moments[index];
+    // Moments come in pairs: steady (between, end of a generation); bursty (just after, half-way).
+    const bool worst = (index % 2 == 1) == (s == Schedule::kSteady);
     for (; added < until; ++added) contender.Add(KeyHash(added), TimeOf(c, s, added));
     contender.Advance(t);
     // No false negative for keys added at times >= t - W: the first such key by binary
@@ -187,11 +193,16 @@ Measured Drive(const Config& c, Schedule s, C& contender, std::string name, doub
     const double bits = 8.0 * static_cast<double>(contender.memory()) / static_cast<double>(c.n);
     m.fpr_mean += fpr / static_cast<double>(moments.size());
     m.fpr_max = std::max(m.fpr_max, fpr);
+    if (worst) {
+      m.fpr_worst += fpr;
+      ++worst_moments;
+    }
     m.bits_mean += bits / static_cast<double>(moments.size());
     m.bits_max = std::max(m.bits_max, bits);
     m.absent_queries += per_moment;
   }
   m.absent_ns = absent_seconds * 1e9 / static_cast<double>(m.absent_queries);
+  m.fpr_worst /= std::max(1.0, worst_moments);
   return m;
 }
 
@@ -219,7 +230,7 @@ Measured Classic(const Config& c, double p) {
   for (std::uint64_t i = 0; i < c.n; i += 16) m.false_negatives += f.MayContain(key(i)) ? 0U : 1U;
   m.present_queries = (c.n + 15) / 16;
   m.absent_queries = c.absent_total;
-  m.fpr_mean = m.fpr_max = static_cast<double>(hits) / static_cast<double>(c.absent_total);
+  m.fpr_mean = m.fpr_max = m.fpr_worst = static_cast<double>(hits) / static_cast<double>(c.absent_total);
   m.bits_mean = m.bits_max = 8.0 * static_cast<double>(f.memory_bytes()) / static_cast<double>(c.n);
   return m;
 }
@@ -280,14 +291,14 @@ int Run(const Config& c) {
       std::printf("\n### p = %s, n = %llu, %s schedule (%d windows)\n\n", Pct(p).c_str(),
                   static_cast<unsigned long long>(c.n), s == Schedule::kSteady ? "steady" : "bursty", c.windows);
       std::printf(
-          "| filter | bits/key (mean) | max | x classic | FPR (mean) | worst moment | bound | classic bits at that FPR "
-          "| FN | absent query |\n");
-      std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+          "| filter | bits/key (mean) | max | x classic | FPR (mean) | FPR (worst moments) | largest moment | bound "
+          "| classic bits at that FPR | FN | absent query |\n");
+      std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       for (const Measured& m : rows) {
         auto same = CalculateParameters(c.n, std::max(m.fpr_mean, 1e-9), FilterKind::kClassic);
-        std::printf("| %s | %.2f | %.2f | %.3f | %s | %s | %s%s | %.2f | %llu/%llu | %.1f ns |\n", m.name.c_str(),
+        std::printf("| %s | %.2f | %.2f | %.3f | %s | %s | %s | %s%s | %.2f | %llu/%llu | %.1f ns |\n", m.name.c_str(),
                     m.bits_mean, m.bits_max, m.bits_mean / classic_bits, Pct(m.fpr_mean).c_str(),
-                    Pct(m.fpr_max).c_str(), Pct(m.bound).c_str(),
+                    Pct(m.fpr_worst).c_str(), Pct(m.fpr_max).c_str(), Pct(m.bound).c_str(),
                     m.bound_is_model  ? " (model)"
                     : m.bound_applies ? ""
                                       : " (not this schedule)",
@@ -298,9 +309,11 @@ int Run(const Config& c) {
                        static_cast<unsigned long long>(m.false_negatives));
           ++failures;
         }
-        const double limit = m.bound + Bound(m.bound, static_cast<double>(m.absent_queries));
-        if (c.check && m.bound_applies && !m.bound_is_model && m.fpr_mean > limit) {
-          std::fprintf(stderr, "FAIL %s: FPR %.5f over its bound %.5f\n", m.name.c_str(), m.fpr_mean, limit);
+        // At the worst moments (half the queries) the rate must be within the 99.9% interval
+        // of the bound.
+        const double limit = m.bound + Bound(m.bound, static_cast<double>(m.absent_queries) / 2);
+        if (c.check && m.bound_applies && !m.bound_is_model && m.fpr_worst > limit) {
+          std::fprintf(stderr, "FAIL %s: FPR %.5f over its bound %.5f\n", m.name.c_str(), m.fpr_worst, limit);
           ++failures;
         }
       }

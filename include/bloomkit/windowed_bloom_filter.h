@@ -38,10 +38,10 @@
 //      W + S frees every generation at once (the cost is G + 1 slots, not the gap).
 //
 // Memory: at steady load (G + 1) stages of c keys at rate r, i.e. (G + 1) / G times the
-// bits per key of a blocked filter at rate r: about (G + 1) / G * 1.44 log2(2 G / p) for
-// kAnySchedule, least near G = 4..8 (the default G = 8 is within 2% of the least at 1% and
-// 0.1%); docs/FILTERS.md has the measured figures against a plain filter and the
-// age-partitioned Bloom filter.
+// bits per key of a blocked filter at rate r: (G + 1) / G * 1.44 log2(2 G / p) plus the
+// blocks' 11-20% for kAnySchedule, least near G = 4..8 (the default G = 8 is within about
+// 2% of the least at 1% and 0.1%); docs/FILTERS.md has the measured figures against a
+// plain filter and the age-partitioned Bloom filter.
 //
 // Every add records the key in the current generation (unless a stage of it already
 // reports the key), so a key is remembered for W after its latest add; capacity counts
@@ -72,7 +72,7 @@
 namespace bloomkit {
 
 inline constexpr std::uint32_t kMaxWindowedGenerations = 1024;
-// The default G: the fewest bits per key within 2% at rates 1% and 0.1% (docs/FILTERS.md),
+// The default G: the fewest bits per key within about 2% at rates 1% and 0.1% (docs/FILTERS.md),
 // and a divisor of every whole number of seconds in milliseconds.
 inline constexpr std::uint32_t kDefaultWindowedGenerations = 8;
 

@@ -102,7 +102,7 @@ TEST(WindowedBloomFilterTest, StagesAreSizedSoTheLiveUnionMeetsTheRate) {
   EXPECT_EQ(f.memory_bytes(), 0U) << "stages are allocated when keys arrive";
 }
 
-// The defaults: G = 8 (the fewest bits per key within 2% at 1% and 0.1%, docs/FILTERS.md)
+// The defaults: G = 8 (the fewest bits per key within about 2% at 1% and 0.1%, docs/FILTERS.md)
 // and the sizing that holds on any schedule within capacity.
 TEST(WindowedBloomFilterTest, DefaultsAreEightGenerationsSizedForAnySchedule) {
   const WindowedOptions defaults;
