@@ -100,6 +100,7 @@ Result<WindowedBloomFilter> CreateAs(std::type_identity<WindowedBloomFilter> /*t
                                       .fp_rate = s.fp_rate,
                                       .window = s.window_ms,
                                       .generations = s.generations,
+                                      .sizing = s.windowed_sizing,
                                       .start_time = NowMs(),
                                       .max_memory_bytes = s.max_memory_bytes});
 }
@@ -202,6 +203,7 @@ void AddDetails(FilterSummary& s, const RedisBloomScalableFilter& f) {
 void AddDetails(FilterSummary& s, const WindowedBloomFilter& f) {
   s.window_ms = f.window();
   s.generations = f.generations();
+  s.steady_sizing = f.sizing() == WindowedSizing::kSteadyStream;
   s.now_ms = f.now();
   s.live_generations = f.Generations().size();
   s.num_stages = f.num_stages();

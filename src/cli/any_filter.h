@@ -62,6 +62,7 @@ struct CreateSpec {
   std::optional<BlockedLayout> blocked_layout = std::nullopt;  // blocked; unset: DefaultBlockedLayout
   std::uint64_t window_ms = 24 * 3'600'000;                    // windowed: W in milliseconds
   std::uint32_t generations = kDefaultWindowedGenerations;     // windowed: G
+  WindowedSizing windowed_sizing = WindowedSizing::kAnySchedule;
 };
 
 // Everything `bloomkit info` shows, for any kind.
@@ -88,6 +89,7 @@ struct FilterSummary {
   // Windowed only (0 otherwise).
   std::uint64_t window_ms = 0;
   std::uint32_t generations = 0;
+  bool steady_sizing = false;  // windowed: WindowedSizing::kSteadyStream
   std::uint64_t now_ms = 0;
   std::uint64_t live_generations = 0;
   std::uint64_t num_stages = 0;

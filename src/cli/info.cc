@@ -39,8 +39,9 @@ std::string InfoJson(const std::string& file, const ReadFilter& f, const FilterS
   if (s.kind == FilterKind::kWindowed) {
     out += fmt::format(
         ",\"window_ms\":{},\"generations\":{},\"now_ms\":{},\"live_generations\":{},\"stages\":{},"
-        "\"max_stages\":{},\"over_capacity\":{}",
-        s.window_ms, s.generations, s.now_ms, s.live_generations, s.num_stages, s.max_stages, s.over_capacity);
+        "\"max_stages\":{},\"over_capacity\":{},\"sizing\":\"{}\"",
+        s.window_ms, s.generations, s.now_ms, s.live_generations, s.num_stages, s.max_stages, s.over_capacity,
+        s.steady_sizing ? "steady" : "any");
   }
   if (s.kind == FilterKind::kScalable) {
     out += ",\"stages\":[";
@@ -87,6 +88,10 @@ std::string InfoText(const std::string& file, const ReadFilter& f, const FilterS
   if (s.kind == FilterKind::kWindowed) {
     out += fmt::format("window               {} in {} generations of {}\n", FormatDurationMs(s.window_ms),
                        s.generations, FormatDurationMs(s.window_ms / s.generations));
+    out += fmt::format("sizing               {}\n", s.steady_sizing
+                                                        ? "steady (the rate holds while no generation gets more "
+                                                          "than capacity / generations keys)"
+                                                        : "any (the rate holds for any schedule within capacity)");
     out += fmt::format("clock                {} ms since the Unix epoch\n", s.now_ms);
     out += fmt::format("live generations     {}, {} stages (at most {})\n", s.live_generations, s.num_stages,
                        s.max_stages);

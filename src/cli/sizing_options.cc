@@ -39,6 +39,9 @@ void AddSizingOptions(CLI::App& app, SizingOptions& o, bool capacity_required) {
                  "windowed: generations the window is cut into; a key is forgotten at most window / generations after "
                  "the window ends (default " +
                      std::to_string(kDefaultWindowedGenerations) + ")");
+  app.add_option("--sizing", o.sizing,
+                 "windowed: any (default: the rate holds for any schedule within capacity) or steady (about 10% "
+                 "fewer bits; the rate holds while no generation gets more than capacity / generations keys)");
   app.add_option("--block-bits", o.block_bits,
                  "blocked: 256 or 512; default 256 for --fp-rate >= 0.001 (faster, ~4-7% more bits), else 512");
 }
@@ -59,6 +62,14 @@ CreateSpec ParseSizing(const SizingOptions& o, const GlobalOptions& global) {
     Fail(kExitUsage, fmt::format("--window {} ({} ms) is not a whole number of milliseconds per generation "
                                  "(--generations {})",
                                  o.window, spec.window_ms, spec.generations));
+  }
+  if (o.sizing == "steady") {
+    spec.windowed_sizing = WindowedSizing::kSteadyStream;
+  } else if (o.sizing != "any") {
+    Fail(kExitUsage, fmt::format("--sizing must be any or steady, got {}", o.sizing));
+  }
+  if (spec.windowed_sizing != WindowedSizing::kAnySchedule && spec.kind != FilterKind::kWindowed) {
+    Fail(kExitUsage, fmt::format("--sizing applies to --kind windowed only, not {}", FilterKindName(spec.kind)));
   }
   if (o.block_bits == "256") {
     spec.blocked_layout = BlockedLayout::kLanes256;

@@ -26,6 +26,7 @@ struct SizingOptions {
   std::string block_bits;  // "": the default layout for the rate
   std::string window = "24h";
   std::string generations = std::to_string(kDefaultWindowedGenerations);
+  std::string sizing = "any";  // windowed: any (any schedule) or steady
   bool compress = false;
 };
 

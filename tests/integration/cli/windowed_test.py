@@ -93,6 +93,26 @@ class WindowedCliTest(CliTestCase):
         _, out, _ = at(T, "info", other, "--json", check=EXIT_OK)
         self.assertEqual(json.loads(out)["generations"], 8)
 
+    def test_steady_sizing_is_kept_in_the_file_and_spends_fewer_bits(self):
+        bits = {}
+        for sizing in ("any", "steady"):
+            f = self.path(sizing + ".bf")
+            at(T, "create", f, "--kind", "windowed", "--capacity", 10000, "--window", "8h", "--sizing", sizing,
+               check=EXIT_OK)
+            at(T, "add", f, "--no-progress", stdin="".join(f"k{i}\n" for i in range(1000)), check=EXIT_OK)
+            _, out, _ = at(T, "info", f, "--json", check=EXIT_OK)
+            info = json.loads(out)
+            self.assertEqual(info["sizing"], sizing)
+            bits[sizing] = info["bits"]
+            code, _, _ = at(T, "query", f, "-q", "--no-progress", stdin="k999\n")
+            self.assertEqual(code, EXIT_OK)
+        self.assertLess(bits["steady"], bits["any"])
+        for args, fragment in ((["--kind", "windowed", "--sizing", "fast"], "--sizing must be any or steady, got fast"),
+                               (["--kind", "classic", "--sizing", "steady"], "--sizing applies to --kind windowed")):
+            code, _, err = at(T, "create", self.path("bad.bf"), "--capacity", 10, *args)
+            self.assertEqual(code, EXIT_USAGE, args)
+            self.assertOneLineError(err, fragment)
+
     def test_a_clock_that_goes_back_acts_at_the_latest_time(self):
         self.dedup(T, ["a"])
         self.assertEqual(self.dedup(T - 5 * HOUR, ["a", "b"]), ["b"])
