@@ -47,6 +47,7 @@
 #include "bench_keys.h"
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
+#include "bloomkit/detail/inline_probe.h"
 #include "bloomkit/hash.h"
 #include "internal/blocked_kernels.h"  // kBlockSalts, the format's lane salts
 

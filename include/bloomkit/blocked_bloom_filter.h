@@ -56,12 +56,9 @@
 #include <string_view>
 #include <vector>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
 #include "bloomkit/byte_sink.h"
 #include "bloomkit/byte_source.h"
+#include "bloomkit/detail/inline_probe.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
@@ -256,33 +253,7 @@ class BlockedBloomFilter {
 
 static_assert(MergeableFilter<BlockedBloomFilter>);
 
-#if defined(__x86_64__)
-namespace internal {
-// The lane mask of hash h: lane j < k gets bit (lo32(h) * kSalt[j]) >> 27.
-[[gnu::target("avx2"), gnu::always_inline]] inline __m256i Lanes256MaskAvx2(std::uint64_t h, const std::uint32_t* salts,
-                                                                            const std::uint32_t* ones) noexcept {
-  const __m256i x = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h)));
-  const __m256i bits =
-      _mm256_srli_epi32(_mm256_mullo_epi32(x, _mm256_load_si256(reinterpret_cast<const __m256i*>(salts))), 27);
-  return _mm256_sllv_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(ones)), bits);
-}
-}  // namespace internal
-
-[[gnu::target("avx2"), gnu::always_inline]] inline bool BlockedBloomFilter::ContainsShortAvx2(
-    std::uint64_t h) const noexcept {
-  const auto* block = reinterpret_cast<const __m256i*>(words_.data() + internal::FastRangeMulx(h, num_blocks_) * 4);
-  return _mm256_testc_si256(_mm256_load_si256(block), internal::Lanes256MaskAvx2(h, lane_salts_, lane_ones_)) != 0;
-}
-
-[[gnu::target("avx2"), gnu::always_inline]] inline bool BlockedBloomFilter::InsertShortAvx2(std::uint64_t h) noexcept {
-  auto* block = reinterpret_cast<__m256i*>(words_.data() + internal::FastRangeMulx(h, num_blocks_) * 4);
-  const __m256i mask = internal::Lanes256MaskAvx2(h, lane_salts_, lane_ones_);
-  const __m256i old = _mm256_load_si256(block);
-  _mm256_store_si256(block, _mm256_or_si256(old, mask));
-  const bool fresh = _mm256_testc_si256(old, mask) == 0;
-  count_ = internal::SaturatedIncrement(count_, fresh);
-  return fresh;
-}
-#endif
-
 }  // namespace bloomkit
+
+// The definitions of the inline AVX2 probe above (intrinsics; not part of the API).
+#include "bloomkit/detail/blocked_bloom_filter_inline.h"  // IWYU pragma: export

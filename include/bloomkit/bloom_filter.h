@@ -30,6 +30,7 @@
 
 #include "bloomkit/byte_sink.h"
 #include "bloomkit/byte_source.h"
+#include "bloomkit/detail/inline_probe.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/options.h"
@@ -37,16 +38,6 @@
 #include "bloomkit/word_array.h"
 
 namespace bloomkit {
-
-namespace internal {
-// Whether BloomFilter::Add may probe 8-byte keys of hash id 4 in the caller (x86-64;
-// each filter also checks that the CPU has BMI2).
-#if defined(__x86_64__)
-inline constexpr bool kClassicInlineAdds = true;
-#else
-inline constexpr bool kClassicInlineAdds = false;
-#endif
-}  // namespace internal
 
 struct FileHeader;
 
@@ -203,43 +194,7 @@ class BloomFilter {
 
 static_assert(MergeableFilter<BloomFilter>);
 
-namespace internal {
-// Sets bit (pos mod 64) of `word` and adds 1 to `already` if it was set: bts and adc
-// on x86-64 (base instructions, so the portable and BMI2 copies both use them).
-[[gnu::always_inline]] inline void SetBitCountSet(std::uint64_t& word, std::uint64_t pos,
-                                                  std::uint32_t& already) noexcept {
-#if defined(__x86_64__)
-  asm("btsq %[pos], %[word]\n\tadcl $0, %[already]"
-      : [word] "+r"(word), [already] "+r"(already)
-      : [pos] "r"(pos)
-      : "cc");
-#else
-  already += static_cast<std::uint32_t>((word >> (pos & 63)) & 1U);
-  word |= std::uint64_t{1} << (pos & 63);
-#endif
-}
-}  // namespace internal
-
-[[gnu::always_inline]] inline bool BloomFilter::InsertShort8Inline(const char* p) noexcept {
-  const std::uint64_t h1 = internal::HashShortKey8Mulx(p);
-  ProbeWalk walk(HashPair{h1, internal::MulxFold(h1, kShortKeyPairMultiplier)});
-  std::uint64_t* const words = words_.data();
-  const std::uint64_t num_bits = num_bits_;
-  const std::uint32_t num_probes = num_hashes_;  // >= 1
-  // How many of the key's bits were set already: fewer than k when the key is new.
-  std::uint32_t already = 0;
-  std::uint32_t left = num_probes;
-  do {
-    const std::uint64_t pos = internal::FastRangeMulx(walk.x, num_bits);
-    walk.x += walk.y;
-    walk.y += kProbeStep;
-    std::uint64_t word = words[pos >> 6];
-    internal::SetBitCountSet(word, pos, already);
-    words[pos >> 6] = word;
-  } while (--left != 0);
-  const bool fresh = already < num_probes;
-  count_ = internal::SaturatedIncrement(count_, fresh);
-  return fresh;
-}
-
 }  // namespace bloomkit
+
+// The definition of the inline Add path above (intrinsics and asm; not part of the API).
+#include "bloomkit/detail/bloom_filter_inline.h"  // IWYU pragma: export

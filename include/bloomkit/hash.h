@@ -149,50 +149,6 @@ constexpr std::uint64_t FastRange64(std::uint64_t x, std::uint64_t range) noexce
   return static_cast<std::uint64_t>((static_cast<Uint128>(x) * range) >> 64);
 }
 
-namespace internal {
-#if defined(__x86_64__)
-// The high 64 bits of the 128-bit product a * b, by BMI2's mulx; the low 64 bits go to
-// *lo. For code that runs only where the CPU has BMI2 (the AVX2 and BMI2 kernels, and
-// the callers' inline paths that the library enables only there). GCC 12 does not
-// choose mulx for a 128-bit product even where BMI2 is enabled (nor for _mulx_u64,
-// which it implements with one): mul needs one factor in rax and writes rdx, which
-// costs moves and clobbered registers in probe loops, and sometimes a trip through the
-// stack. mulx reads both factors before it writes either half.
-inline std::uint64_t MulxHigh(std::uint64_t a, std::uint64_t b, std::uint64_t* lo) noexcept {
-  std::uint64_t hi = 0;
-  asm("mulx %3, %0, %1" : "=r"(*lo), "=r"(hi) : "d"(a), "rm"(b));
-  return hi;
-}
-// Mulx64 and FastRange64 by mulx, where BMI2 is known to be there: the same values.
-inline std::uint64_t MulxFold(std::uint64_t a, std::uint64_t b) noexcept {
-  std::uint64_t lo = 0;
-  const std::uint64_t hi = MulxHigh(a, b, &lo);
-  return lo ^ hi;
-}
-inline std::uint64_t FastRangeMulx(std::uint64_t x, std::uint64_t range) noexcept {
-  std::uint64_t lo = 0;
-  return MulxHigh(x, range, &lo);
-}
-#else
-// Elsewhere the same names compute with the plain 128-bit product, so that code naming
-// them parses on every target.
-constexpr std::uint64_t MulxFold(std::uint64_t a, std::uint64_t b) noexcept {
-  return Mulx64(a, b);
-}
-constexpr std::uint64_t FastRangeMulx(std::uint64_t x, std::uint64_t range) noexcept {
-  return FastRange64(x, range);
-}
-#endif
-
-// HashShortKey8 by MulxFold: the same value.
-inline std::uint64_t HashShortKey8Mulx(const char* p) noexcept {
-  std::uint64_t v = 0;
-  std::memcpy(&v, p, 8);
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
-  return MulxFold(MulxFold(v ^ (kHashSeed ^ (8 * kShortKeyLengthSalt)), kShortKeyMultiplier), kShortKeyLengthSalt);
-}
-}  // namespace internal
-
 // The increment of y between probes: 2^64 / golden ratio, odd.
 inline constexpr std::uint64_t kProbeStep = 0x9e3779b97f4a7c15ULL;
 

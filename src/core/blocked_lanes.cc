@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "bloomkit/detail/inline_probe.h"
 #include "bloomkit/hash.h"
 #include "internal/filter_common.h"
 #include "internal/hash_inline.h"
