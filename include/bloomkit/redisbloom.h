@@ -59,7 +59,7 @@
 //   bf->AddIfAbsent("item:1");          // true: BF.ADD's 1
 //   bf->MayContain("item:1");           // true
 //   auto cf = bloomkit::RedisCuckooFilter::Create({.capacity = 1000});   // 512 buckets of 2
-//   cf->Add("item:1");  cf->Count("item:1");  cf->Remove("item:1");
+//   cf->Add("item:1");  cf->Occurrences("item:1");  cf->Remove("item:1");
 #pragma once
 
 #include <cstddef>
@@ -126,9 +126,9 @@ struct RedisBloomLinkParams {
 // A whole chain's parameters: what SCANDUMP's header chunk and the RDB value carry
 // besides the bit arrays.
 struct RedisBloomChainParams {
-  std::uint64_t size = 0;     // items added (the sum of the links' sizes)
-  std::uint32_t options = 0;  // kRedisBloom* bits
-  std::uint32_t growth = 2;   // expansion
+  std::uint64_t size = 0;       // items added (the sum of the links' sizes)
+  std::uint32_t options = 0;    // kRedisBloom* bits
+  std::uint32_t expansion = 2;  // RedisBloom's SBChain growth
   std::vector<RedisBloomLinkParams> links;
   friend bool operator==(const RedisBloomChainParams&, const RedisBloomChainParams&) = default;
 };
@@ -183,10 +183,10 @@ class RedisBloomScalableFilter {
   [[nodiscard]] std::uint64_t count() const noexcept { return size_; }  // BF.CARD
   // BF.CARD is exact for a chain: an item counts once, when it set a new bit.
   [[nodiscard]] std::uint64_t EstimatedCount() const noexcept { return size_; }
-  [[nodiscard]] std::uint64_t capacity() const noexcept;  // BF.INFO Capacity
-  [[nodiscard]] std::size_t num_filters() const noexcept { return links_.size(); }
-  [[nodiscard]] std::size_t num_stages() const noexcept { return links_.size(); }
-  [[nodiscard]] std::uint32_t expansion() const noexcept { return growth_; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept;                           // BF.INFO Capacity
+  [[nodiscard]] std::size_t num_stages() const noexcept { return links_.size(); }  // links (BF.INFO Number of filters)
+  [[deprecated("use num_stages()")]] [[nodiscard]] std::size_t num_filters() const noexcept { return num_stages(); }
+  [[nodiscard]] std::uint32_t expansion() const noexcept { return expansion_; }
   [[nodiscard]] std::uint32_t option_bits() const noexcept { return options_; }
   [[nodiscard]] bool non_scaling() const noexcept { return (options_ & kRedisBloomNoScaling) != 0; }
   // The error rate requested at creation (twice the first link's, as RedisBloom halves it).
@@ -234,7 +234,7 @@ class RedisBloomScalableFilter {
   std::vector<Link, SeamAllocator<Link>> links_;  // from the allocator seam, like the bits
   std::uint64_t size_ = 0;
   std::uint32_t options_ = 0;
-  std::uint32_t growth_ = 2;
+  std::uint32_t expansion_ = 2;
   std::uint64_t max_memory_bytes_ = kDefaultMaxMemoryBytes;
 };
 
@@ -258,7 +258,7 @@ struct RedisCuckooParams {
   std::uint64_t num_items = 0;
   std::uint64_t num_buckets = 0;  // of the first sub-filter, a power of two
   std::uint64_t num_deletes = 0;
-  std::uint64_t num_filters = 0;
+  std::uint64_t num_stages = 0;  // sub-filters (RedisBloom's numFilters)
   std::uint32_t bucket_size = 0;
   std::uint32_t max_iterations = 0;
   std::uint32_t expansion = 0;
@@ -286,14 +286,17 @@ class RedisCuckooFilter {
 
   // CF.ADD: one more copy. kFull when there is no room and expansion is 0, kTooLarge when
   // a new sub-filter would pass the memory limit or RedisBloom's 65,535 sub-filters.
-  // The Redis module refuses the command first when num_filters() reached its
+  // The Redis module refuses the command first when num_stages() reached its
   // cf_max_expansions ("Maximum expansions reached"), as RedisBloom does.
   Status Add(std::string_view key);
   // CF.ADDNX: true if added, false if it may already be present.
   Result<bool> AddIfAbsent(std::string_view key);
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
   // CF.COUNT: copies of the key's fingerprint in its buckets of every sub-filter.
-  [[nodiscard]] std::uint64_t Count(std::string_view key) const noexcept;
+  [[nodiscard]] std::uint64_t Occurrences(std::string_view key) const noexcept;
+  [[deprecated("use Occurrences()")]] [[nodiscard]] std::uint64_t Count(std::string_view key) const noexcept {
+    return Occurrences(key);
+  }
   // CF.DEL: removes one copy; false if none. May compact (see the file comment).
   [[nodiscard]] bool Remove(std::string_view key) noexcept;
   // The hash forms (hash = RedisBloom's h, see the file comment) and the batch forms of
@@ -306,8 +309,7 @@ class RedisCuckooFilter {
   Status AddHashBatch(std::span<const std::uint64_t> hashes);
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
-  // filter.h's names for CF.COUNT.
-  [[nodiscard]] std::uint64_t Occurrences(std::string_view key) const noexcept { return Count(key); }
+  // CF.COUNT of a hash.
   [[nodiscard]] std::uint64_t OccurrencesHash(std::uint64_t hash) const noexcept;
   // Back to the state Create gave: the first sub-filter, emptied; later ones dropped.
   void Clear() noexcept;
@@ -321,8 +323,8 @@ class RedisCuckooFilter {
   [[nodiscard]] std::uint64_t EstimatedCount() const noexcept { return num_items_; }
   [[nodiscard]] std::uint64_t num_deletes() const noexcept { return num_deletes_; }
   [[nodiscard]] std::uint64_t num_buckets() const noexcept { return num_buckets_; }  // first sub-filter
-  [[nodiscard]] std::size_t num_filters() const noexcept { return filters_.size(); }
-  [[nodiscard]] std::size_t num_stages() const noexcept { return filters_.size(); }
+  [[nodiscard]] std::size_t num_stages() const noexcept { return filters_.size(); }  // sub-filters
+  [[deprecated("use num_stages()")]] [[nodiscard]] std::size_t num_filters() const noexcept { return num_stages(); }
   [[nodiscard]] std::uint32_t bucket_size() const noexcept { return bucket_size_; }
   [[nodiscard]] std::uint32_t max_iterations() const noexcept { return max_iterations_; }
   [[nodiscard]] std::uint32_t expansion() const noexcept { return expansion_; }

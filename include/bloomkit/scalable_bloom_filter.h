@@ -56,11 +56,11 @@ inline constexpr std::uint32_t kMaxScalableStages = 1024;
 struct ScalableOptions {
   std::uint64_t initial_capacity = 100;  // n0: keys the first stage holds
   double fp_rate = 0.01;                 // p: compound target for the whole chain
-  std::uint32_t growth = 2;              // s: stage i + 1 holds s times stage i (>= 1)
+  std::uint32_t expansion = 2;           // s: stage i + 1 holds s times stage i (>= 1)
   double tightening = 0.5;               // r: stage i + 1 has r times stage i's rate, in (0, 1)
-  // false: one stage only, at rate fp_rate; AddIfAbsent of a new key into a full filter
-  // is kFull ("non scaling filter is full").
-  bool scaling = true;
+  // true: one stage only, at rate fp_rate; AddIfAbsent of a new key into a full filter
+  // is kFull ("non scaling filter is full"). RedisBloom's NONSCALING.
+  bool non_scaling = false;
   // Limits: reaching either is an error (kTooLarge), never an unbounded allocation.
   // max_stages is in [1, kMaxScalableStages].
   std::uint32_t max_stages = 64;
@@ -102,7 +102,7 @@ class ScalableBloomFilter {
   // Adds the key unless some stage already reports it. Returns true if it was added,
   // false if it may already be present; an error when a new stage is needed and not
   // allowed: kFull for a non-scaling filter, and for a chain whose next stage's rate
-  // would need more than kMaxNumHashes hashes (rate 0.5, growth 1: after 63 stages);
+  // would need more than kMaxNumHashes hashes (rate 0.5, expansion 1: after 63 stages);
   // kTooLarge at max_stages/max_memory_bytes. Create refuses (kInvalidArgument) an
   // fp_rate whose first stage would need more than kMaxNumHashes hashes (below about
   // 7.7e-20 for r = 0.5, 3.8e-20 non-scaling).
@@ -118,7 +118,7 @@ class ScalableBloomFilter {
   [[nodiscard]] bool MayContainHashPair(HashPair hash) const noexcept;
 
   // Groups of 16 keys are hashed first and the cache lines of their probes in the
-  // newest 4 stages (the largest: with growth 2 they hold 15/16 of the keys) are
+  // newest 4 stages (the largest: with expansion 2 they hold 15/16 of the keys) are
   // prefetched, so that the misses of independent keys overlap. AddBatch stops at the
   // first key that needs a stage it may not add (the keys before it are in).
   Status AddBatch(std::span<const std::string_view> keys);
@@ -152,7 +152,11 @@ class ScalableBloomFilter {
   // The options it was created (or loaded) with; max_memory_bytes is the current limit.
   [[nodiscard]] ScalableOptions options() const noexcept;
   [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
-  [[nodiscard]] std::vector<StageInfo> Stages() const;
+  [[nodiscard]] std::uint32_t expansion() const noexcept { return expansion_; }
+  [[nodiscard]] bool non_scaling() const noexcept { return non_scaling_; }
+  // One StageInfo per stage, oldest first (stages() gives the stages themselves).
+  [[nodiscard]] std::vector<StageInfo> StageInfos() const;
+  [[deprecated("use StageInfos()")]] [[nodiscard]] std::vector<StageInfo> Stages() const { return StageInfos(); }
   [[nodiscard]] std::span<const BloomFilter> stages() const noexcept { return stages_; }
   // 1 - prod(1 - stage rate at its current fill): the chain's current rate.
   [[nodiscard]] double EstimatedFpRate() const noexcept;
@@ -195,9 +199,9 @@ class ScalableBloomFilter {
   double fp_rate_ = 0.01;
   double tightening_ = 0.5;
   std::uint64_t max_memory_bytes_ = kDefaultMaxMemoryBytes;
-  std::uint32_t growth_ = 2;
+  std::uint32_t expansion_ = 2;
   std::uint32_t max_stages_ = 64;  // <= kMaxScalableStages
-  bool scaling_ = true;
+  bool non_scaling_ = false;
   bool whole_words_ = true;  // ScalableOptions::whole_word_stages
 };
 

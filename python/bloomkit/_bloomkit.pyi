@@ -144,11 +144,13 @@ class ScalableBloomFilter(_Mergeable):
         capacity: int = 100,
         fp_rate: float = 0.01,
         *,
-        growth: int = 2,
+        expansion: Optional[int] = None,  # 2 when neither it nor growth is given
         tightening: float = 0.5,
-        scaling: bool = True,
+        non_scaling: Optional[bool] = None,  # False when neither it nor scaling is given
         max_stages: int = 64,
         max_memory: int = ...,
+        growth: Optional[int] = None,  # the older name of expansion
+        scaling: Optional[bool] = None,  # the older opposite of non_scaling
     ) -> None: ...
 
 class WindowedBloomFilter(_Filter):

@@ -349,7 +349,7 @@ std::size_t ContainsKeys(const F& f, std::span<const std::string_view> keys, boo
 template <typename F>
 std::uint64_t KeyCount(const F& f, std::string_view key) {
   if constexpr (std::is_same_v<F, RedisCuckooFilter>) {
-    return f.Count(key);
+    return f.Occurrences(key);
   } else {
     return f.Occurrences(key);
   }
@@ -421,13 +421,17 @@ py::dict Info(const F& f) {
   }
   if constexpr (std::is_same_v<F, ScalableBloomFilter>) {
     const ScalableOptions options = f.options();
-    info["growth"] = options.growth;
+    info["expansion"] = options.expansion;
     info["tightening"] = options.tightening;
-    info["scaling"] = options.scaling;
+    info["non_scaling"] = options.non_scaling;
+    info["num_stages"] = f.num_stages();
+    // The older names of expansion and non_scaling, kept for existing callers.
+    info["growth"] = options.expansion;
+    info["scaling"] = !options.non_scaling;
     info["max_stages"] = options.max_stages;
     py::list stages;
     std::uint64_t num_bits = 0;
-    for (const StageInfo& stage : f.Stages()) {
+    for (const StageInfo& stage : f.StageInfos()) {
       py::dict s;
       s["capacity"] = stage.capacity;
       s["count"] = stage.count;
@@ -446,16 +450,17 @@ py::dict Info(const F& f) {
     // NONSCALING, as BF.INFO answers nil).
     info["Capacity"] = f.capacity();
     info["Size"] = f.redisbloom_size();
-    info["Number of filters"] = f.num_filters();
+    info["Number of filters"] = f.num_stages();
     info["Number of items inserted"] = f.count();
     info["Expansion rate"] = f.non_scaling() ? py::object(py::none()) : py::object(py::int_(f.expansion()));
     info["expansion"] = f.expansion();
     info["non_scaling"] = f.non_scaling();
-    info["num_filters"] = f.num_filters();
+    info["num_stages"] = f.num_stages();
+    info["num_filters"] = f.num_stages();  // the older name of num_stages
     py::list stages;
     std::uint64_t num_bits = 0;
     std::uint64_t set_bits = 0;
-    for (std::size_t i = 0; i < f.num_filters(); ++i) {
+    for (std::size_t i = 0; i < f.num_stages(); ++i) {
       const RedisBloomLinkParams& link = f.link(i);
       py::dict s;
       s["capacity"] = link.entries;
@@ -479,7 +484,7 @@ py::dict Info(const F& f) {
     // CF.INFO's fields, named as RedisBloom names them.
     info["Size"] = f.redisbloom_size();
     info["Number of buckets"] = f.num_buckets();
-    info["Number of filters"] = f.num_filters();
+    info["Number of filters"] = f.num_stages();
     info["Number of items inserted"] = f.count();
     info["Number of items deleted"] = f.num_deletes();
     info["Bucket size"] = f.bucket_size();
@@ -488,7 +493,8 @@ py::dict Info(const F& f) {
     info["bucket_size"] = f.bucket_size();
     info["fingerprint_bits"] = 8;
     info["num_buckets"] = f.num_buckets();
-    info["num_filters"] = f.num_filters();
+    info["num_stages"] = f.num_stages();
+    info["num_filters"] = f.num_stages();  // the older name of num_stages
     info["num_deletes"] = f.num_deletes();
     info["max_iterations"] = f.max_iterations();
     info["expansion"] = f.expansion();
@@ -499,7 +505,8 @@ py::dict Info(const F& f) {
     info["bucket_size"] = f.bucket_size();
     info["fingerprint_bits"] = f.fingerprint_bits();
     info["num_buckets"] = f.num_buckets();
-    info["num_filters"] = f.num_stages();
+    info["num_stages"] = f.num_stages();
+    info["num_filters"] = f.num_stages();  // the older name of num_stages
     info["num_deletes"] = f.num_deletes();
     info["max_kicks"] = f.max_kicks();
     info["expansion"] = f.expansion();
@@ -1184,13 +1191,13 @@ py::object FromAnyBytes(std::span<const std::byte> bytes, std::uint64_t max_memo
 // The bytes of a filter's arrays, which its SCANDUMP data chunks cover end to end.
 std::uint64_t ScanDumpDataBytes(const RedisBloomScalableFilter& f) {
   std::uint64_t total = 0;
-  for (std::size_t i = 0; i < f.num_filters(); ++i) total += f.link_data(i).size();
+  for (std::size_t i = 0; i < f.num_stages(); ++i) total += f.link_data(i).size();
   return total;
 }
 
 std::uint64_t ScanDumpDataBytes(const RedisCuckooFilter& f) {
   std::uint64_t total = 0;
-  for (std::size_t i = 0; i < f.num_filters(); ++i) total += f.filter_data(i).size();
+  for (std::size_t i = 0; i < f.num_stages(); ++i) total += f.filter_data(i).size();
   return total;
 }
 
@@ -1621,21 +1628,29 @@ PYBIND11_MODULE(_bloomkit, m) {
   auto scalable = BindFilter<ScalableBloomFilter>(
       m, "ScalableBloomFilter",
       "A chain of classic filters that grows as keys arrive and keeps a compound false-positive rate.\n\n"
-      "ScalableBloomFilter(capacity=100, fp_rate=0.01, *, growth=2, tightening=0.5, scaling=True,\n"
-      "max_stages=64, max_memory=4 GiB): `capacity` is the first stage's.");
-  scalable.def(py::init([](std::uint64_t capacity, double fp_rate, std::uint32_t growth, double tightening,
-                           bool scaling, std::uint32_t max_stages, std::uint64_t max_memory) {
-                 return MakeBox(Take(ScalableBloomFilter::Create(ScalableOptions{.initial_capacity = capacity,
-                                                                                 .fp_rate = fp_rate,
-                                                                                 .growth = growth,
-                                                                                 .tightening = tightening,
-                                                                                 .scaling = scaling,
-                                                                                 .max_stages = max_stages,
-                                                                                 .max_memory_bytes = max_memory})));
+      "ScalableBloomFilter(capacity=100, fp_rate=0.01, *, expansion=2, tightening=0.5, non_scaling=False,\n"
+      "max_stages=64, max_memory=4 GiB): `capacity` is the first stage's. The older keywords growth=\n"
+      "(for expansion) and scaling= (for not non_scaling) are accepted too.");
+  scalable.def(py::init([](std::uint64_t capacity, double fp_rate, std::optional<std::uint32_t> expansion,
+                           double tightening, std::optional<bool> non_scaling, std::uint32_t max_stages,
+                           std::uint64_t max_memory, std::optional<std::uint32_t> growth, std::optional<bool> scaling) {
+                 if (expansion && growth) throw py::type_error("give expansion or its older name growth, not both");
+                 if (non_scaling && scaling) {
+                   throw py::type_error("give non_scaling or its older opposite scaling, not both");
+                 }
+                 return MakeBox(Take(ScalableBloomFilter::Create(
+                     ScalableOptions{.initial_capacity = capacity,
+                                     .fp_rate = fp_rate,
+                                     .expansion = expansion.value_or(growth.value_or(2)),
+                                     .tightening = tightening,
+                                     .non_scaling = non_scaling.value_or(scaling ? !*scaling : false),
+                                     .max_stages = max_stages,
+                                     .max_memory_bytes = max_memory})));
                }),
-               py::arg("capacity") = 100, py::arg("fp_rate") = 0.01, py::kw_only(), py::arg("growth") = 2,
-               py::arg("tightening") = 0.5, py::arg("scaling") = true, py::arg("max_stages") = 64,
-               py::arg("max_memory") = kDefaultMaxMemory);
+               py::arg("capacity") = 100, py::arg("fp_rate") = 0.01, py::kw_only(), py::arg("expansion") = py::none(),
+               py::arg("tightening") = 0.5, py::arg("non_scaling") = py::none(), py::arg("max_stages") = 64,
+               py::arg("max_memory") = kDefaultMaxMemory, py::arg("growth") = py::none(),
+               py::arg("scaling") = py::none());
 
   // The time-windowed filter. This class keeps the filter's own clock (milliseconds,
   // moved by advance() and the *_at methods); bloomkit.WindowedBloomFilter

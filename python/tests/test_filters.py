@@ -254,6 +254,27 @@ def test_scalable_grows_past_its_first_stage():
         fixed.update(KEYS)
 
 
+def test_scalable_options_use_the_shared_vocabulary_and_accept_the_older_names():
+    f = bloomkit.ScalableBloomFilter(capacity=100, expansion=4, non_scaling=False)
+    info = f.info()
+    assert (info["expansion"], info["non_scaling"], info["num_stages"]) == (4, False, 1)
+    assert (info["growth"], info["scaling"]) == (4, True)
+    old = bloomkit.ScalableBloomFilter(capacity=100, growth=4)
+    assert old.info()["expansion"] == 4
+    assert old.to_bytes() == f.to_bytes()
+    fixed = bloomkit.ScalableBloomFilter(capacity=100, non_scaling=True)
+    assert fixed.to_bytes() == bloomkit.ScalableBloomFilter(capacity=100, scaling=False).to_bytes()
+    assert fixed.info()["non_scaling"] is True
+    with pytest.raises(bloomkit.FullError):
+        fixed.update(KEYS)
+    with pytest.raises(TypeError, match="growth"):
+        bloomkit.ScalableBloomFilter(capacity=100, expansion=2, growth=2)
+    with pytest.raises(TypeError, match="scaling"):
+        bloomkit.ScalableBloomFilter(capacity=100, non_scaling=True, scaling=False)
+    cuckoo = bloomkit.CuckooFilter(capacity=1000)
+    assert cuckoo.info()["num_stages"] == cuckoo.info()["num_filters"] == 1
+
+
 def test_cuckoo_full_is_an_error():
     f = bloomkit.CuckooFilter(capacity=100, expansion=0)
     with pytest.raises(bloomkit.FullError) as raised:

@@ -66,7 +66,7 @@ Result<ScalableBloomFilter> CreateAs(std::type_identity<ScalableBloomFilter> /*t
   ScalableOptions options;
   options.initial_capacity = s.capacity;
   options.fp_rate = s.fp_rate;
-  options.growth = s.growth;
+  options.expansion = s.expansion;
   options.max_memory_bytes = s.max_memory_bytes;
   return ScalableBloomFilter::Create(options);
 }
@@ -81,11 +81,11 @@ Result<CuckooFilter> CreateAs(std::type_identity<CuckooFilter> /*tag*/, const Cr
   return CuckooFilter::Create(options);
 }
 
-// RedisBloom's kinds: BF.RESERVE capacity error [EXPANSION growth]; CF.RESERVE capacity
+// RedisBloom's kinds: BF.RESERVE capacity error [EXPANSION e]; CF.RESERVE capacity
 // [BUCKETSIZE b] [EXPANSION e] (MAXITERATIONS stays RedisBloom's default of 20).
 Result<RedisBloomScalableFilter> CreateAs(std::type_identity<RedisBloomScalableFilter> /*tag*/, const CreateSpec& s) {
   return RedisBloomScalableFilter::Create(
-      {.capacity = s.capacity, .fp_rate = s.fp_rate, .expansion = s.growth, .max_memory_bytes = s.max_memory_bytes});
+      {.capacity = s.capacity, .fp_rate = s.fp_rate, .expansion = s.expansion, .max_memory_bytes = s.max_memory_bytes});
 }
 
 Result<RedisCuckooFilter> CreateAs(std::type_identity<RedisCuckooFilter> /*tag*/, const CreateSpec& s) {
@@ -177,19 +177,19 @@ void AddDetails(FilterSummary& s, const CountingBloomFilter& f) {
   s.num_hashes = f.num_hashes();
 }
 void AddDetails(FilterSummary& s, const ScalableBloomFilter& f) {
-  s.stages = f.Stages();
+  s.stages = f.StageInfos();
   if (!f.stages().empty()) s.num_hashes = f.stages().back().num_hashes();
 }
 void AddDetails(FilterSummary& s, const CuckooFilter& f) {
   s.bucket_size = f.bucket_size();
   s.fingerprint_bits = f.fingerprint_bits();
   s.num_buckets = f.num_buckets();
-  s.num_filters = f.num_stages();
+  s.num_stages = f.num_stages();
   s.num_deletes = f.num_deletes();
   s.num_hashes = 2;  // two candidate buckets per key
 }
 void AddDetails(FilterSummary& s, const RedisBloomScalableFilter& f) {
-  for (std::size_t i = 0; i < f.num_filters(); ++i) {
+  for (std::size_t i = 0; i < f.num_stages(); ++i) {
     const RedisBloomLinkParams& link = f.link(i);
     s.num_hashes = link.hashes;
     s.stages.push_back({.capacity = link.entries,
@@ -217,7 +217,7 @@ void AddDetails(FilterSummary& s, const RedisCuckooFilter& f) {
   s.bucket_size = f.bucket_size();
   s.fingerprint_bits = 8;
   s.num_buckets = f.num_buckets();
-  s.num_filters = f.num_filters();
+  s.num_stages = f.num_stages();
   s.num_deletes = f.num_deletes();
   s.num_hashes = 2;
 }

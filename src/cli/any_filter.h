@@ -56,9 +56,10 @@ struct CreateSpec {
   std::uint64_t capacity = 0;
   double fp_rate = 0.01;
   std::uint64_t max_memory_bytes = kDefaultMaxMemoryBytes;
-  std::uint32_t growth = 2;                                    // scalable: each stage this many times the last
+  // Scalable chains: each new stage holds this many times the last (>= 1); cuckoo
+  // filters: the growth factor of a new sub-filter, 0 = never grow.
+  std::uint32_t expansion = 1;
   std::uint32_t bucket_size = 4;                               // cuckoo
-  std::uint32_t expansion = 1;                                 // cuckoo: 0 = never grow
   std::optional<BlockedLayout> blocked_layout = std::nullopt;  // blocked; unset: DefaultBlockedLayout
   std::uint64_t window_ms = 24 * 3'600'000;                    // windowed: W in milliseconds
   std::uint32_t generations = kDefaultWindowedGenerations;     // windowed: G
@@ -80,11 +81,11 @@ struct FilterSummary {
   std::uint64_t memory_bytes = 0;
   bool can_remove = false;
   std::vector<StageInfo> stages;  // scalable only
+  std::uint64_t num_stages = 0;   // cuckoo: sub-filters; windowed: live stages (0 otherwise)
   // Cuckoo only (0 otherwise).
   std::uint32_t bucket_size = 0;
   std::uint32_t fingerprint_bits = 0;
   std::uint64_t num_buckets = 0;
-  std::uint64_t num_filters = 0;
   std::uint64_t num_deletes = 0;
   // Windowed only (0 otherwise).
   std::uint64_t window_ms = 0;
@@ -92,7 +93,6 @@ struct FilterSummary {
   bool steady_sizing = false;  // windowed: WindowedSizing::kSteadyStream
   std::uint64_t now_ms = 0;
   std::uint64_t live_generations = 0;
-  std::uint64_t num_stages = 0;
   std::uint32_t max_stages = 0;
   bool over_capacity = false;
 };

@@ -34,7 +34,7 @@ std::string InfoJson(const std::string& file, const ReadFilter& f, const FilterS
   if (f.mapped) out += ",\"mapped\":true";
   if (s.kind == FilterKind::kCuckoo || s.kind == FilterKind::kRedisBloomCuckoo) {
     out += fmt::format(",\"bucket_size\":{},\"fingerprint_bits\":{},\"buckets\":{},\"filters\":{},\"deletes\":{}",
-                       s.bucket_size, s.fingerprint_bits, s.num_buckets, s.num_filters, s.num_deletes);
+                       s.bucket_size, s.fingerprint_bits, s.num_buckets, s.num_stages, s.num_deletes);
   }
   if (s.kind == FilterKind::kWindowed) {
     out += fmt::format(
@@ -68,7 +68,7 @@ std::string InfoText(const std::string& file, const ReadFilter& f, const FilterS
   out += fmt::format("bits                 {}\n", GroupThousands(s.num_bits));
   if (s.kind == FilterKind::kCuckoo || s.kind == FilterKind::kRedisBloomCuckoo) {
     out += fmt::format("buckets              {} x {} slots of {}-bit fingerprints ({} sub-filters)\n",
-                       GroupThousands(s.num_buckets), s.bucket_size, s.fingerprint_bits, s.num_filters);
+                       GroupThousands(s.num_buckets), s.bucket_size, s.fingerprint_bits, s.num_stages);
   } else {
     out += fmt::format("hashes               {}\n", s.num_hashes);
   }

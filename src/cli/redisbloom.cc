@@ -111,7 +111,7 @@ int RunImport(const ImportOptions& o, const GlobalOptions& global) {
   const FilterSummary s = any.Summary();
   const std::string summary =
       fmt::format("{}: {} filter, {} items, {} sub-filters\n", o.out, FilterKindName(s.kind), GroupThousands(s.count),
-                  s.kind == FilterKind::kRedisBloomCuckoo ? s.num_filters : s.stages.size());
+                  s.kind == FilterKind::kRedisBloomCuckoo ? s.num_stages : s.stages.size());
   SaveFilter(o.out, any, {.compress = o.compress}, [&summary](std::uint64_t) { PrintNow(summary); });
   return kExitOk;
 }

@@ -30,9 +30,11 @@ void AddSizingOptions(CLI::App& app, SizingOptions& o, bool capacity_required) {
   app.add_option("--fp-rate", o.fp_rate, "false-positive rate at capacity (default 0.01 = 1%)");
   app.add_option("--kind", o.kind, "classic (default), blocked, counting, scalable, cuckoo or windowed");
   app.add_flag("--compress", o.compress, "store the payload zstd-compressed");
-  app.add_option("--growth", o.growth, "scalable: each new stage holds this many times the last (default 2)");
   app.add_option("--bucket-size", o.bucket_size, "cuckoo: slots per bucket, 2, 4 or 8 (default 4)");
-  app.add_option("--expansion", o.expansion, "cuckoo: growth factor when full, 0 = never grow (default 1)");
+  app.add_option("--expansion", o.expansion,
+                 "scalable: each new stage holds this many times the last (default 2); cuckoo: growth factor when "
+                 "full, 0 = never grow (default 1)");
+  app.add_option("--growth", o.growth, "the same as --expansion for scalable filters (deprecated name)");
   app.add_option("--window", o.window,
                  "windowed: how long a key is remembered, e.g. 24h, 90m, 30s, 1500ms (default 24h)");
   app.add_option("--generations", o.generations,
@@ -53,9 +55,16 @@ CreateSpec ParseSizing(const SizingOptions& o, const GlobalOptions& global) {
   spec.fp_rate = Take(ParseRate(o.fp_rate, "--fp-rate"), "");
   Check(ValidateFpRate(spec.fp_rate), "--fp-rate");
   spec.max_memory_bytes = global.MaxMemoryBytes();
-  spec.growth = ParseSmall(o.growth, "--growth", 1, 1024);
   spec.bucket_size = ParseSmall(o.bucket_size, "--bucket-size", 1, 1024);
-  spec.expansion = ParseSmall(o.expansion, "--expansion", 0, 1024);
+  // One --expansion for every kind that grows: a chain (scalable, redisbloom-bf) needs
+  // at least 1 and defaults to 2; a cuckoo filter takes 0 (never grow) and defaults to 1.
+  const bool chain = spec.kind == FilterKind::kScalable || spec.kind == FilterKind::kRedisBloomScalable;
+  const std::uint32_t growth = o.growth.empty() ? 2 : ParseSmall(o.growth, "--growth", 1, 1024);
+  if (!o.expansion.empty()) {
+    spec.expansion = ParseSmall(o.expansion, "--expansion", chain ? 1 : 0, 1024);
+  } else {
+    spec.expansion = chain ? growth : 1;
+  }
   spec.window_ms = Take(ParseDurationMs(o.window, "--window"), "");
   spec.generations = ParseSmall(o.generations, "--generations", 1, kMaxWindowedGenerations);
   if (spec.kind == FilterKind::kWindowed && spec.window_ms % spec.generations != 0) {

@@ -20,9 +20,9 @@ struct SizingOptions {
   std::string capacity;
   std::string fp_rate = "0.01";
   std::string kind = "classic";
-  std::string growth = "2";
   std::string bucket_size = "4";
-  std::string expansion = "1";
+  std::string expansion;   // "": the kind's default (2 for scalable chains, 1 for cuckoo)
+  std::string growth;      // the older name of --expansion for scalable chains
   std::string block_bits;  // "": the default layout for the rate
   std::string window = "24h";
   std::string generations = std::to_string(kDefaultWindowedGenerations);

@@ -203,7 +203,7 @@ Result<RedisBloomScalableFilter> RedisBloomScalableFilter::Create(const RedisBlo
   }
   RedisBloomScalableFilter f;
   f.options_ = kRedisBloomForce64 | kRedisBloomNoRound | (options.non_scaling ? kRedisBloomNoScaling : 0U);
-  f.growth_ = options.expansion;
+  f.expansion_ = options.expansion;
   f.max_memory_bytes_ = options.max_memory_bytes;
   const double tightening = options.non_scaling ? 1 : kTighteningRatio;
   // RedisBloom halves the rate for the first link: 5e-324 (the smallest double) then
@@ -269,7 +269,7 @@ Result<RedisBloomScalableFilter> RedisBloomScalableFilter::FromParams(const Redi
     Status ok = builder.AppendLink(p, {});
     if (!ok.ok()) return ok.error();
   }
-  return std::move(builder).Finish(params.size, params.options, params.growth);
+  return std::move(builder).Finish(params.size, params.options, params.expansion);
 }
 
 namespace internal {
@@ -308,7 +308,7 @@ Status RedisBloomBuilder::AppendLink(const RedisBloomLinkParams& params, std::sp
 }
 
 Result<RedisBloomScalableFilter> RedisBloomBuilder::Finish(std::uint64_t size, std::uint32_t options,
-                                                           std::uint32_t growth) && {
+                                                           std::uint32_t expansion) && {
   if ((options & ~kRedisBloomKnownOptions) != 0) {
     return MakeError(ErrorCode::kParameterMismatch, "unknown option bits 0x", std::hex, options, " (known: 0xf)");
   }
@@ -342,7 +342,7 @@ Result<RedisBloomScalableFilter> RedisBloomBuilder::Finish(std::uint64_t size, s
   }
   filter_.size_ = size;
   filter_.options_ = options;
-  filter_.growth_ = growth;
+  filter_.expansion_ = expansion;
   return std::move(filter_);
 }
 
@@ -427,8 +427,8 @@ Result<bool> RedisBloomScalableFilter::AddHashed(Hash h, const std::uint64_t* ne
     }
     const RedisBloomLinkParams& cur = links_.back().params;
     std::uint64_t entries = 0;
-    if (!internal::CheckedMul(cur.entries, growth_, &entries)) {
-      return MakeError(ErrorCode::kTooLarge, "the next link of ", cur.entries, " * ", growth_,
+    if (!internal::CheckedMul(cur.entries, expansion_, &entries)) {
+      return MakeError(ErrorCode::kTooLarge, "the next link of ", cur.entries, " * ", expansion_,
                        " items overflows 64 bits");
     }
     Status grown = AddLink(entries, cur.error * kTighteningRatio);
@@ -633,7 +633,7 @@ RedisBloomChainParams RedisBloomScalableFilter::params() const {
   RedisBloomChainParams p;
   p.size = size_;
   p.options = options_;
-  p.growth = growth_;
+  p.expansion = expansion_;
   p.links.reserve(links_.size());
   for (const Link& l : links_) p.links.push_back(l.params);
   return p;
@@ -648,7 +648,8 @@ std::span<std::byte> RedisBloomScalableFilter::link_data(std::size_t i) noexcept
 }
 
 bool operator==(const RedisBloomScalableFilter& a, const RedisBloomScalableFilter& b) noexcept {
-  if (a.size_ != b.size_ || a.options_ != b.options_ || a.growth_ != b.growth_ || a.links_.size() != b.links_.size()) {
+  if (a.size_ != b.size_ || a.options_ != b.options_ || a.expansion_ != b.expansion_ ||
+      a.links_.size() != b.links_.size()) {
     return false;
   }
   for (std::size_t i = 0; i < a.links_.size(); ++i) {

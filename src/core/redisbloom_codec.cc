@@ -67,7 +67,7 @@ Result<RedisBloomScalableFilter> LoadRedisBloomRdb(RdbReader& in, int encoding_v
                      kRedisBloomMaxLinks, "]");
   }
   std::uint32_t chain_options = 0;
-  std::uint32_t growth = 2;
+  std::uint32_t expansion = 2;
   if (encoding_version >= 2) {
     auto o = Narrow32(in.LoadUnsigned(), "options");
     if (!o.ok()) return std::move(o).error();
@@ -76,7 +76,7 @@ Result<RedisBloomScalableFilter> LoadRedisBloomRdb(RdbReader& in, int encoding_v
   if (encoding_version >= 4) {
     auto g = Narrow32(in.LoadUnsigned(), "expansion");
     if (!g.ok()) return std::move(g).error();
-    growth = g.value();
+    expansion = g.value();
   }
   internal::RedisBloomBuilder builder(options.max_memory_bytes);
   std::uint64_t announced = 0;  // bytes the links read so far announce
@@ -129,15 +129,15 @@ Result<RedisBloomScalableFilter> LoadRedisBloomRdb(RdbReader& in, int encoding_v
     Status added = builder.AppendLink(p, data.value());
     if (!added.ok()) return added.error();
   }
-  return std::move(builder).Finish(size.value(), chain_options, growth);
+  return std::move(builder).Finish(size.value(), chain_options, expansion);
 }
 
 void SaveRedisBloomRdb(RdbWriter& out, const RedisBloomScalableFilter& filter) {
   out.SaveUnsigned(filter.count());
-  out.SaveUnsigned(filter.num_filters());
+  out.SaveUnsigned(filter.num_stages());
   out.SaveUnsigned(filter.option_bits());
   out.SaveUnsigned(filter.expansion());
-  for (std::size_t i = 0; i < filter.num_filters(); ++i) {
+  for (std::size_t i = 0; i < filter.num_stages(); ++i) {
     const RedisBloomLinkParams& p = filter.link(i);
     out.SaveUnsigned(p.entries);
     out.SaveDouble(p.error);
@@ -163,7 +163,7 @@ Result<RedisCuckooFilter> LoadRedisCuckooRdb(RdbReader& in, int encoding_version
   if (!nb.ok()) return std::move(nb).error();
   auto items = in.LoadUnsigned();
   if (!items.ok()) return std::move(items).error();
-  p.num_filters = nf.value();
+  p.num_stages = nf.value();
   p.num_buckets = nb.value();
   p.num_items = items.value();
   if (old_layout) {
@@ -189,7 +189,7 @@ Result<RedisCuckooFilter> LoadRedisCuckooRdb(RdbReader& in, int encoding_version
   auto made = RedisCuckooFilter::FromParams(p, options);
   if (!made.ok()) return std::move(made).error();
   RedisCuckooFilter& filter = made.value();
-  for (std::size_t i = 0; i < filter.num_filters(); ++i) {
+  for (std::size_t i = 0; i < filter.num_stages(); ++i) {
     if (!old_layout) {
       auto buckets = in.LoadUnsigned();
       if (!buckets.ok()) return std::move(buckets).error();
@@ -214,14 +214,14 @@ Result<RedisCuckooFilter> LoadRedisCuckooRdb(RdbReader& in, int encoding_version
 }
 
 void SaveRedisCuckooRdb(RdbWriter& out, const RedisCuckooFilter& filter) {
-  out.SaveUnsigned(filter.num_filters());
+  out.SaveUnsigned(filter.num_stages());
   out.SaveUnsigned(filter.num_buckets());
   out.SaveUnsigned(filter.count());
   out.SaveUnsigned(filter.num_deletes());
   out.SaveUnsigned(filter.bucket_size());
   out.SaveUnsigned(filter.max_iterations());
   out.SaveUnsigned(filter.expansion());
-  for (std::size_t i = 0; i < filter.num_filters(); ++i) {
+  for (std::size_t i = 0; i < filter.num_stages(); ++i) {
     out.SaveUnsigned(filter.filter_buckets(i));
     out.SaveStringBuffer(filter.filter_data(i));
   }
@@ -286,14 +286,14 @@ Result<RedisCuckooFilter> DecodeRedisCuckooDump(std::span<const std::byte> paylo
 // SCANDUMP chunks.
 
 std::vector<std::byte> EncodeRedisBloomHeaderChunk(const RedisBloomScalableFilter& filter) {
-  std::vector<std::byte> out(kChainHeaderBytes + kLinkHeaderBytes * filter.num_filters());
+  std::vector<std::byte> out(kChainHeaderBytes + kLinkHeaderBytes * filter.num_stages());
   std::byte* p = out.data();
   StoreLE<std::uint64_t>(p, filter.count());
-  StoreLE<std::uint32_t>(p + 8, static_cast<std::uint32_t>(filter.num_filters()));
+  StoreLE<std::uint32_t>(p + 8, static_cast<std::uint32_t>(filter.num_stages()));
   StoreLE<std::uint32_t>(p + 12, filter.option_bits());
   StoreLE<std::uint32_t>(p + 16, filter.expansion());
   p += kChainHeaderBytes;
-  for (std::size_t i = 0; i < filter.num_filters(); ++i, p += kLinkHeaderBytes) {
+  for (std::size_t i = 0; i < filter.num_stages(); ++i, p += kLinkHeaderBytes) {
     const RedisBloomLinkParams& l = filter.link(i);
     StoreLE<std::uint64_t>(p, l.bytes);
     StoreLE<std::uint64_t>(p + 8, l.bits);
@@ -318,7 +318,7 @@ Result<RedisBloomScalableFilter> RedisBloomFromHeaderChunk(std::span<const std::
   params.size = LoadLE<std::uint64_t>(p);
   const auto nfilters = LoadLE<std::uint32_t>(p + 8);
   params.options = LoadLE<std::uint32_t>(p + 12);
-  params.growth = LoadLE<std::uint32_t>(p + 16);
+  params.expansion = LoadLE<std::uint32_t>(p + 16);
   if (nfilters == 0 || nfilters > kRedisBloomMaxLinks ||
       chunk.size() != kChainHeaderBytes + kLinkHeaderBytes * std::uint64_t{nfilters}) {
     return MakeError(ErrorCode::kParameterMismatch, "a Bloom header chunk of ", chunk.size(), " bytes for ", nfilters,
@@ -345,7 +345,7 @@ namespace {
 
 // Which link holds byte `offset` of the concatenated arrays, and where in it.
 bool FindLink(const RedisBloomScalableFilter& f, std::uint64_t offset, std::size_t* link, std::uint64_t* at) {
-  for (std::size_t i = 0; i < f.num_filters(); ++i) {
+  for (std::size_t i = 0; i < f.num_stages(); ++i) {
     const std::uint64_t bytes = f.link(i).bytes;
     if (offset < bytes) {
       *link = i;
@@ -398,7 +398,7 @@ std::array<std::byte, kCuckooHeaderBytes> EncodeRedisCuckooHeader(const RedisCuc
   StoreLE<std::uint64_t>(p, filter.count());
   StoreLE<std::uint64_t>(p + 8, filter.num_buckets());
   StoreLE<std::uint64_t>(p + 16, filter.num_deletes());
-  StoreLE<std::uint64_t>(p + 24, filter.num_filters());
+  StoreLE<std::uint64_t>(p + 24, filter.num_stages());
   StoreLE<std::uint16_t>(p + 32, static_cast<std::uint16_t>(filter.bucket_size()));
   StoreLE<std::uint16_t>(p + 34, static_cast<std::uint16_t>(filter.max_iterations()));
   StoreLE<std::uint16_t>(p + 36, static_cast<std::uint16_t>(filter.expansion()));
@@ -422,7 +422,7 @@ Result<RedisCuckooFilter> RedisCuckooFromHeaderChunk(std::span<const std::byte> 
   params.num_items = LoadLE<std::uint64_t>(p);
   params.num_buckets = LoadLE<std::uint64_t>(p + 8);
   params.num_deletes = LoadLE<std::uint64_t>(p + 16);
-  params.num_filters = LoadLE<std::uint64_t>(p + 24);
+  params.num_stages = LoadLE<std::uint64_t>(p + 24);
   params.bucket_size = LoadLE<std::uint16_t>(p + 32);
   params.max_iterations = LoadLE<std::uint16_t>(p + 34);
   params.expansion = LoadLE<std::uint16_t>(p + 36);
@@ -432,7 +432,7 @@ Result<RedisCuckooFilter> RedisCuckooFromHeaderChunk(std::span<const std::byte> 
 namespace {
 
 bool FindSubFilter(const RedisCuckooFilter& f, std::uint64_t offset, std::size_t* index, std::uint64_t* at) {
-  for (std::size_t i = 0; i < f.num_filters(); ++i) {
+  for (std::size_t i = 0; i < f.num_stages(); ++i) {
     const std::uint64_t bytes = f.filter_data(i).size();
     if (offset < bytes) {
       *index = i;
@@ -586,9 +586,9 @@ bool RedisBloomScalableFilter::SerializeTo(ByteSink sink) const noexcept {
   header.fp_rate = fp_rate();
   header.params[0] = option_bits();
   header.params[1] = expansion();
-  header.params[2] = num_filters();
+  header.params[2] = num_stages();
   header.params[3] = head.size();
-  return StreamKind(*this, header, head, num_filters(), sink);
+  return StreamKind(*this, header, head, num_stages(), sink);
 }
 
 Result<RedisBloomScalableFilter> RedisBloomScalableFilter::Deserialize(std::span<const std::byte> bytes,
@@ -618,7 +618,7 @@ Result<RedisBloomScalableFilter> RedisBloomScalableFilter::Deserialize(const Fil
                      ", count ", h.count, ", capacity ", h.capacity, ") disagrees with the link table");
   }
   std::vector<std::span<std::byte>> spans;
-  for (std::size_t i = 0; i < f.num_filters(); ++i) spans.push_back(f.link_data(i));
+  for (std::size_t i = 0; i < f.num_stages(); ++i) spans.push_back(f.link_data(i));
   Status filled = FillArrays(payload, h.payload_bytes, h.params[3], spans);
   if (!filled.ok()) return filled.error();
   return filter;
@@ -638,10 +638,10 @@ bool RedisCuckooFilter::SerializeTo(ByteSink sink) const noexcept {
   header.params[0] = bucket_size();
   header.params[1] = max_iterations();
   header.params[2] = expansion();
-  header.params[3] = num_filters();
+  header.params[3] = num_stages();
   header.params[4] = num_buckets();
   header.params[5] = num_deletes();
-  return StreamKind(*this, header, head, num_filters(), sink);
+  return StreamKind(*this, header, head, num_stages(), sink);
 }
 
 Result<RedisCuckooFilter> RedisCuckooFilter::Deserialize(std::span<const std::byte> bytes, const LoadOptions& options) {
@@ -661,12 +661,12 @@ Result<RedisCuckooFilter> RedisCuckooFilter::Deserialize(const FileHeader& h, By
   if (!filter.ok()) return std::move(filter).error();
   RedisCuckooFilter& f = filter.value();
   if (h.params[0] != f.bucket_size() || h.params[1] != f.max_iterations() || h.params[2] != f.expansion() ||
-      h.params[3] != f.num_filters() || h.params[4] != f.num_buckets() || h.params[5] != f.num_deletes() ||
+      h.params[3] != f.num_stages() || h.params[4] != f.num_buckets() || h.params[5] != f.num_deletes() ||
       h.count != f.count() || h.capacity != f.capacity()) {
     return MakeError(ErrorCode::kParameterMismatch, "file header disagrees with the cuckoo header in the payload");
   }
   std::vector<std::span<std::byte>> spans;
-  for (std::size_t i = 0; i < f.num_filters(); ++i) spans.push_back(f.filter_data(i));
+  for (std::size_t i = 0; i < f.num_stages(); ++i) spans.push_back(f.filter_data(i));
   Status filled = FillArrays(payload, h.payload_bytes, kCuckooHeaderBytes, spans);
   if (!filled.ok()) return filled.error();
   return filter;

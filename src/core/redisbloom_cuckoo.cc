@@ -158,19 +158,19 @@ Result<RedisCuckooFilter> RedisCuckooFilter::FromParams(const RedisCuckooParams&
     return MakeError(ErrorCode::kParameterMismatch, "number of buckets ", p.num_buckets,
                      " is not a power of two below 2^56");
   }
-  if (p.num_filters < 1 || p.num_filters > kRedisCuckooMaxFilters || (p.expansion == 0 && p.num_filters > 1)) {
-    return MakeError(ErrorCode::kParameterMismatch, "number of sub-filters ", p.num_filters, " is not in [1, ",
+  if (p.num_stages < 1 || p.num_stages > kRedisCuckooMaxFilters || (p.expansion == 0 && p.num_stages > 1)) {
+    return MakeError(ErrorCode::kParameterMismatch, "number of sub-filters ", p.num_stages, " is not in [1, ",
                      p.expansion == 0 ? 1 : kRedisCuckooMaxFilters, "]");
   }
   // Every size first, then the allocations.
   std::uint64_t total = 0;
-  for (std::uint64_t i = 0; i < p.num_filters; ++i) {
+  for (std::uint64_t i = 0; i < p.num_stages; ++i) {
     std::uint64_t buckets = 0;
     std::uint64_t bytes = 0;
     if (!RedisCuckooFilterBuckets(p.num_buckets, p.expansion, i, &buckets) ||
         !internal::CheckedMul(buckets, p.bucket_size, &bytes) || !internal::CheckedAdd(total, bytes, &total) ||
         total > options.max_memory_bytes) {
-      return MakeError(ErrorCode::kTooLarge, p.num_filters, " sub-filters of ", p.num_buckets, " buckets of ",
+      return MakeError(ErrorCode::kTooLarge, p.num_stages, " sub-filters of ", p.num_buckets, " buckets of ",
                        p.bucket_size, " growing by ", p.expansion, " exceed the limit of ", options.max_memory_bytes,
                        " bytes");
     }
@@ -195,8 +195,8 @@ Result<RedisCuckooFilter> RedisCuckooFilter::FromParams(const RedisCuckooParams&
   f.max_iterations_ = p.max_iterations;
   f.expansion_ = p.expansion;
   f.max_memory_bytes_ = options.max_memory_bytes;
-  f.filters_.reserve(static_cast<std::size_t>(p.num_filters));
-  for (std::uint64_t i = 0; i < p.num_filters; ++i) {
+  f.filters_.reserve(static_cast<std::size_t>(p.num_stages));
+  for (std::uint64_t i = 0; i < p.num_stages; ++i) {
     std::uint64_t buckets = 0;
     (void)RedisCuckooFilterBuckets(p.num_buckets, p.expansion, i, &buckets);
     SubFilter sub{buckets, WordArray::Allocate(WordsFor(buckets * p.bucket_size))};
@@ -223,7 +223,7 @@ bool RedisCuckooFilter::MayContain(std::string_view key) const noexcept {
   return Contains(LookupOf(key));
 }
 
-std::uint64_t RedisCuckooFilter::Count(std::string_view key) const noexcept {
+std::uint64_t RedisCuckooFilter::Occurrences(std::string_view key) const noexcept {
   return CountOf(LookupOf(key));
 }
 
@@ -486,7 +486,7 @@ RedisCuckooParams RedisCuckooFilter::params() const noexcept {
   return {.num_items = num_items_,
           .num_buckets = num_buckets_,
           .num_deletes = num_deletes_,
-          .num_filters = filters_.size(),
+          .num_stages = filters_.size(),
           .bucket_size = bucket_size_,
           .max_iterations = max_iterations_,
           .expansion = expansion_};

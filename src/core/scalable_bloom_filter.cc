@@ -49,7 +49,7 @@ Status ValidateOptions(const ScalableOptions& o) {
     return MakeError(ErrorCode::kInvalidArgument, "initial capacity must be at least 1, got 0");
   }
   if (auto st = ValidateFpRate(o.fp_rate); !st.ok()) return st;
-  if (o.growth == 0) return MakeError(ErrorCode::kInvalidArgument, "growth must be at least 1, got 0");
+  if (o.expansion == 0) return MakeError(ErrorCode::kInvalidArgument, "expansion must be at least 1, got 0");
   if (!(o.tightening > 0.0 && o.tightening < 1.0)) {
     return MakeError(ErrorCode::kInvalidArgument, "tightening ratio must be in (0, 1), got ", o.tightening);
   }
@@ -59,7 +59,7 @@ Status ValidateOptions(const ScalableOptions& o) {
   }
   // The first stage gets fp_rate * (1 - r): 5e-324 * 0.5 rounds to 0, and 1e-300 * 0.5
   // needs 998 hashes. Either is an error rate too small, not a filter too large.
-  const double share = o.scaling ? 1.0 - o.tightening : 1.0;
+  const double share = o.non_scaling ? 1.0 : 1.0 - o.tightening;
   if (const std::string problem = StageRateProblem(o.initial_capacity, o.fp_rate * share); !problem.empty()) {
     return MakeError(ErrorCode::kInvalidArgument, "error rate ", o.fp_rate, " is too small: its first stage (", share,
                      " of it) cannot be sized: ", problem, "; the smallest error rate is about ",
@@ -68,7 +68,7 @@ Status ValidateOptions(const ScalableOptions& o) {
   return {};
 }
 
-// The batch forms: the newest stages whose lines a group prefetches (with growth 2 the
+// The batch forms: the newest stages whose lines a group prefetches (with expansion 2 the
 // newest 4 hold 15/16 of the keys; an older stage is small enough to stay cached).
 constexpr std::size_t kMaxPrefetchStages = 4;
 
@@ -114,7 +114,7 @@ void ForEachGroup(std::size_t n, const HashOf& hash_of, const ScalableBloomFilte
 // k = round(m / n ln 2). The formula's rate (1 - e^{-kn/m})^k underestimates a small
 // filter (probe collisions, the spread of its fill): a 100-key stage of 1,103 bits at
 // k = 8 measured 0.516% over 400 instances against the 0.500% target, and a default
-// BF.ADD chain (capacity 100, rate 1%, growth 2) grown to 14 stages measured 0.99-1.12%,
+// BF.ADD chain (capacity 100, rate 1%, expansion 2) grown to 14 stages measured 0.99-1.12%,
 // and 24 such chains of 9 stages 1.055% on average. With the word's spare bits (1,152
 // for that stage: 0.405%) the 24 chains measure 0.942%
 // (scalable_bloom_filter_test, CompoundRateAtDefaultsStaysBelowTarget), in no more
@@ -143,9 +143,9 @@ ScalableBloomFilter::ScalableBloomFilter(const ScalableOptions& options) noexcep
     : fp_rate_(options.fp_rate),
       tightening_(options.tightening),
       max_memory_bytes_(options.max_memory_bytes),
-      growth_(options.growth),
+      expansion_(options.expansion),
       max_stages_(options.max_stages),
-      scaling_(options.scaling),
+      non_scaling_(options.non_scaling),
       whole_words_(options.whole_word_stages) {}
 
 Status ScalableBloomFilter::AppendStage(BloomFilter stage) {
@@ -161,9 +161,9 @@ Status ScalableBloomFilter::AppendStage(BloomFilter stage) {
 ScalableOptions ScalableBloomFilter::options() const noexcept {
   return {.initial_capacity = stages_.empty() ? 0 : stages_[0].capacity(),
           .fp_rate = fp_rate_,
-          .growth = growth_,
+          .expansion = expansion_,
           .tightening = tightening_,
-          .scaling = scaling_,
+          .non_scaling = non_scaling_,
           .max_stages = max_stages_,
           .max_memory_bytes = max_memory_bytes_,
           .whole_word_stages = whole_words_};
@@ -174,11 +174,11 @@ Result<StageInfo> ScalableBloomFilter::StageTarget(const ScalableOptions& option
   // loaded file's stage rates can be checked for equality.
   StageInfo info;
   info.capacity = options.initial_capacity;
-  info.fp_rate = options.scaling ? options.fp_rate * (1.0 - options.tightening) : options.fp_rate;
+  info.fp_rate = options.non_scaling ? options.fp_rate : options.fp_rate * (1.0 - options.tightening);
   for (std::uint32_t i = 0; i < index; ++i) {
-    if (!internal::CheckedMul(info.capacity, options.growth, &info.capacity)) {
+    if (!internal::CheckedMul(info.capacity, options.expansion, &info.capacity)) {
       return internal::MakeError(ErrorCode::kTooLarge, "stage ", index, " of a scalable filter with initial capacity ",
-                                 options.initial_capacity, " and growth ", options.growth,
+                                 options.initial_capacity, " and expansion ", options.expansion,
                                  " would hold more than 2^64 keys");
     }
     info.fp_rate *= options.tightening;
@@ -196,7 +196,7 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Create(const ScalableOptions& o
 Status ScalableBloomFilter::AddStage(std::uint64_t initial_capacity) {
   using internal::MakeError;
   const std::size_t num_stages = stages_.size();
-  if (num_stages != 0 && !scaling_) {
+  if (num_stages != 0 && non_scaling_) {
     return MakeError(ErrorCode::kFull, "non scaling filter is full");
   }
   if (num_stages >= max_stages_) {
@@ -350,8 +350,8 @@ bool ScalableBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
 Status ScalableBloomFilter::Merge(const ScalableBloomFilter& other) {
   const ScalableOptions a = options();
   const ScalableOptions b = other.options();
-  if (a.initial_capacity != b.initial_capacity || a.fp_rate != b.fp_rate || a.growth != b.growth ||
-      a.tightening != b.tightening || a.scaling != b.scaling || num_stages() != other.num_stages()) {
+  if (a.initial_capacity != b.initial_capacity || a.fp_rate != b.fp_rate || a.expansion != b.expansion ||
+      a.tightening != b.tightening || a.non_scaling != b.non_scaling || num_stages() != other.num_stages()) {
     return internal::MakeError(ErrorCode::kIncompatible, "cannot merge scalable filters with different options or ",
                                "stage counts (", num_stages(), " and ", other.num_stages(), " stages)");
   }
@@ -381,8 +381,8 @@ Status ScalableBloomFilter::MergeFrom(FilterReader& reader) {
   // Merge's checks on the header's options, then each stage as Deserialize checks it,
   // with the stage's words OR-ed into this filter's stage as they are read.
   const ScalableOptions a = options();
-  if (h.params[1] != a.initial_capacity || h.fp_rate != a.fp_rate || h.params[2] != a.growth ||
-      h.params[3] != std::bit_cast<std::uint64_t>(a.tightening) || h.params[4] != (a.scaling ? kFlagScaling : 0) ||
+  if (h.params[1] != a.initial_capacity || h.fp_rate != a.fp_rate || h.params[2] != a.expansion ||
+      h.params[3] != std::bit_cast<std::uint64_t>(a.tightening) || h.params[4] != (a.non_scaling ? 0 : kFlagScaling) ||
       h.params[0] != stages_.size()) {
     return MakeError(ErrorCode::kIncompatible, "cannot merge scalable filters with different options or ",
                      "stage counts (", stages_.size(), " and ", h.params[0], " stages)");
@@ -514,7 +514,7 @@ std::uint64_t ScalableBloomFilter::EstimatedCount() const noexcept {
   return total;
 }
 
-std::vector<StageInfo> ScalableBloomFilter::Stages() const {
+std::vector<StageInfo> ScalableBloomFilter::StageInfos() const {
   std::vector<StageInfo> out;
   out.reserve(stages_.size());
   for (const BloomFilter& s : stages()) {
@@ -543,13 +543,13 @@ double ScalableBloomFilter::ExpectedFpRate() const noexcept {
 bool operator==(const ScalableBloomFilter& a, const ScalableBloomFilter& b) noexcept {
   const ScalableOptions x = a.options();
   const ScalableOptions y = b.options();
-  return x.initial_capacity == y.initial_capacity && x.fp_rate == y.fp_rate && x.growth == y.growth &&
-         x.tightening == y.tightening && x.scaling == y.scaling && x.max_stages == y.max_stages &&
+  return x.initial_capacity == y.initial_capacity && x.fp_rate == y.fp_rate && x.expansion == y.expansion &&
+         x.tightening == y.tightening && x.non_scaling == y.non_scaling && x.max_stages == y.max_stages &&
          std::ranges::equal(a.stages(), b.stages());
 }
 
 // Header: capacity = sum of stage capacities, count = sum of stage counts, fp_rate = p.
-// params[0] = num_stages, [1] = initial_capacity, [2] = growth, [3] = tightening as
+// params[0] = num_stages, [1] = initial_capacity, [2] = expansion, [3] = tightening as
 // IEEE-754 binary64 bits, [4] = flags (bit 0: scaling), [5] = max_stages.
 // Payload: per stage, a complete uncompressed classic-filter file (kind 1) followed by
 // zero bytes up to the next multiple of 64.
@@ -568,9 +568,9 @@ bool ScalableBloomFilter::SerializeTo(ByteSink sink) const noexcept {
   header.payload_bytes = payload;
   header.params[0] = stages_.size();
   header.params[1] = stages_[0].capacity();
-  header.params[2] = growth_;
+  header.params[2] = expansion_;
   header.params[3] = std::bit_cast<std::uint64_t>(tightening_);
-  header.params[4] = scaling_ ? kFlagScaling : 0;
+  header.params[4] = non_scaling_ ? 0 : kFlagScaling;
   header.params[5] = max_stages_;
   internal::FileStream out(sink);
   if (!out.Begin(header)) return false;
@@ -597,14 +597,14 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(const FileHeader& h
   o.fp_rate = h.fp_rate;
   o.initial_capacity = h.params[1];
   if (h.params[2] > std::numeric_limits<std::uint32_t>::max()) {
-    return MakeError(ErrorCode::kParameterMismatch, "growth ", h.params[2], " is not a 32-bit value");
+    return MakeError(ErrorCode::kParameterMismatch, "expansion ", h.params[2], " is not a 32-bit value");
   }
-  o.growth = static_cast<std::uint32_t>(h.params[2]);
+  o.expansion = static_cast<std::uint32_t>(h.params[2]);
   o.tightening = std::bit_cast<double>(h.params[3]);
   if ((h.params[4] & ~kFlagScaling) != 0) {
     return MakeError(ErrorCode::kReservedNonZero, "unknown scalable flag bits 0x", std::hex, h.params[4]);
   }
-  o.scaling = (h.params[4] & kFlagScaling) != 0;
+  o.non_scaling = (h.params[4] & kFlagScaling) == 0;
   if (h.params[5] > kMaxScalableStages) {
     return MakeError(ErrorCode::kParameterMismatch, "max_stages ", h.params[5], " is not in [1, ", kMaxScalableStages,
                      "]");
@@ -613,9 +613,9 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(const FileHeader& h
   o.max_memory_bytes = options.max_memory_bytes;
   if (auto st = ValidateOptions(o); !st.ok()) return Error(ErrorCode::kParameterMismatch, st.error().message());
   const std::uint64_t num_stages = h.params[0];
-  if (num_stages == 0 || num_stages > o.max_stages || (!o.scaling && num_stages != 1)) {
+  if (num_stages == 0 || num_stages > o.max_stages || (o.non_scaling && num_stages != 1)) {
     return MakeError(ErrorCode::kParameterMismatch, "number of stages ", num_stages, " is not in [1, ",
-                     o.scaling ? o.max_stages : 1, "]");
+                     o.non_scaling ? 1 : o.max_stages, "]");
   }
 
   ScalableBloomFilter filter(o);
@@ -686,9 +686,9 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(const FileHeader& h
     }
     // Stage i's target from stage i - 1's, by the multiplications StageTarget makes: a
     // call per stage would repeat them from stage 0, quadratic in the stages announced.
-    if (i > 0 && !internal::CheckedMul(target.capacity, o.growth, &target.capacity)) {
+    if (i > 0 && !internal::CheckedMul(target.capacity, o.expansion, &target.capacity)) {
       return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " of a scalable filter with initial capacity ",
-                       o.initial_capacity, " and growth ", o.growth, " would hold more than 2^64 keys");
+                       o.initial_capacity, " and expansion ", o.expansion, " would hold more than 2^64 keys");
     }
     if (i > 0) target.fp_rate *= o.tightening;
     if (stage->capacity() != target.capacity || stage->fp_rate() != target.fp_rate) {

@@ -41,7 +41,7 @@ struct BloomInfo {
   std::uint64_t size = 0;
   std::uint64_t filters = 0;
   std::uint64_t items = 0;
-  bool scaling = true;
+  bool non_scaling = false;
   std::uint64_t expansion = 0;
 };
 
@@ -70,9 +70,9 @@ struct NativeBloom {
     ScalableOptions options;
     options.initial_capacity = args.capacity;
     options.fp_rate = args.error_rate;
-    options.growth = args.expansion == 0 ? 1 : args.expansion;  // 0: NONSCALING (RedisBloom 8)
+    options.expansion = args.expansion == 0 ? 1 : args.expansion;  // 0: NONSCALING (RedisBloom 8)
     options.tightening = 0.5;
-    options.scaling = !args.nonscaling;
+    options.non_scaling = args.nonscaling;
     // RedisBloom grows a chain until memory runs out; here MAX_FILTER_BYTES bounds it.
     options.max_stages = kMaxScalableStages;
     options.max_memory_bytes = Config().max_filter_bytes;
@@ -87,7 +87,7 @@ struct NativeBloom {
   // would need more than 64 hashes), or a limit (MAX_FILTER_BYTES, maxmemory).
   static std::string AddErrorText(const Command& /*cmd*/, const Filter& filter, const Error& error) {
     if (error.code() == ErrorCode::kFull) {
-      if (!filter.options().scaling) return std::string(reply::kNonScalingFull);
+      if (filter.options().non_scaling) return std::string(reply::kNonScalingFull);
       return ReplyError(reply::kInsertProblem, error.message()).message();
     }
     return CoreError(error).message();
@@ -99,8 +99,8 @@ struct NativeBloom {
             .size = ValueMemory<BfFamily>(ValueAt(key)),
             .filters = f.num_stages(),
             .items = f.count(),
-            .scaling = f.options().scaling,
-            .expansion = f.options().growth};
+            .non_scaling = f.options().non_scaling,
+            .expansion = f.options().expansion};
   }
   static Error InfoFieldError(const Command& /*cmd*/, const Error& error) { return error; }
 
@@ -153,9 +153,9 @@ struct RedisBloomBloom {
     const Filter& f = Get(key);
     return {.capacity = f.capacity(),
             .size = f.redisbloom_size(),
-            .filters = f.num_filters(),
+            .filters = f.num_stages(),
             .items = f.count(),
-            .scaling = !f.non_scaling(),
+            .non_scaling = f.non_scaling(),
             .expansion = f.expansion()};
   }
   static Error InfoFieldError(const Command& cmd, const Error& error) {
@@ -312,11 +312,11 @@ Status RedisBloomBloom::Debug(Command& cmd, const Key<RedisBloomBloom>& key) {
   if (key.held != Held::kRedisBloom) return RbKeyError(key.held);
   const Filter& f = key.filter();
   char line[256];
-  cmd.Array(static_cast<long>(1 + f.num_filters()));
+  cmd.Array(static_cast<long>(1 + f.num_stages()));
   int n = std::snprintf(line, sizeof(line), "size:%" PRIu64, f.count());
   cmd.Bytes(AsBytes(std::string_view(line, static_cast<std::size_t>(n))));
   const unsigned width = (f.option_bits() & kRedisBloomForce64) != 0 ? 64 : 32;
-  for (std::size_t i = 0; i < f.num_filters(); ++i) {
+  for (std::size_t i = 0; i < f.num_stages(); ++i) {
     const RedisBloomLinkParams& link = f.link(i);
     const std::uint64_t bits = link.bits != 0 ? link.bits : (std::uint64_t{1} << link.n2);
     n = std::snprintf(line, sizeof(line),
@@ -532,7 +532,7 @@ Status Info(Command& cmd, const Key<F>& key) {
       case BfInfoField::kFilters: cmd.Int(static_cast<long long>(info.filters)); break;
       case BfInfoField::kItems: cmd.Int(static_cast<long long>(info.items)); break;
       case BfInfoField::kExpansion:
-        if (info.scaling) {
+        if (!info.non_scaling) {
           cmd.Int(static_cast<long long>(info.expansion));
         } else {
           cmd.Null();

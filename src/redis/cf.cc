@@ -52,7 +52,7 @@ std::pair<Inserted, Status> Insert(Filter& filter, std::string_view item, bool n
 struct CuckooInfo {
   std::uint64_t size = 0;
   std::uint64_t num_buckets = 0;
-  std::uint64_t num_filters = 0;
+  std::uint64_t num_stages = 0;
   std::uint64_t inserted = 0;
   std::uint64_t deleted = 0;
   std::uint64_t bucket_size = 0;
@@ -134,7 +134,7 @@ struct NativeCuckoo {
     const Filter& f = Get(key);
     return {.size = ValueMemory<CfFamily>(ValueAt(key)),
             .num_buckets = f.num_buckets(),
-            .num_filters = f.num_stages(),
+            .num_stages = f.num_stages(),
             .inserted = f.count(),
             .deleted = f.num_deletes(),
             .bucket_size = f.bucket_size(),
@@ -188,7 +188,7 @@ struct RedisBloomCuckoo {
   // A filter that already has CF_MAX_EXPANSIONS sub-filters refuses the whole command
   // ("Maximum expansions reached") before any item goes in.
   static bool AtMaxExpansions(const Filter& filter) noexcept {
-    return filter.num_filters() >= Config().cf_max_expansions;
+    return filter.num_stages() >= Config().cf_max_expansions;
   }
 
   static AddOutcome Add(const Command& cmd, Filter& filter, std::string_view item, bool nx) {
@@ -202,13 +202,13 @@ struct RedisBloomCuckoo {
     }
     return {Inserted::kFailed, RbError(cmd, reply::kCfNoMemory, status.error().message()).message()};
   }
-  static std::uint64_t Count(const Filter& filter, std::string_view item) noexcept { return filter.Count(item); }
+  static std::uint64_t Count(const Filter& filter, std::string_view item) noexcept { return filter.Occurrences(item); }
 
   static CuckooInfo Info(const OpenKey& key) noexcept {
     const Filter& f = Get(key);
     return {.size = f.redisbloom_size(),
             .num_buckets = f.num_buckets(),
-            .num_filters = f.num_filters(),
+            .num_stages = f.num_stages(),
             .inserted = f.count(),
             .deleted = f.num_deletes(),
             .bucket_size = f.bucket_size(),
@@ -326,7 +326,7 @@ Status RedisBloomCuckoo::Debug(Command& cmd, const Key<RedisBloomCuckoo>& key) {
   const int n = std::snprintf(
       line, sizeof(line),
       "bktsize:%u buckets:%" PRIu64 " items:%" PRIu64 " deletes:%" PRIu64 " filters:%zu max_iterations:%u expansion:%u",
-      f.bucket_size(), f.num_buckets(), f.count(), f.num_deletes(), f.num_filters(), f.max_iterations(), f.expansion());
+      f.bucket_size(), f.num_buckets(), f.count(), f.num_deletes(), f.num_stages(), f.max_iterations(), f.expansion());
   cmd.Bytes(AsBytes(std::string_view(line, static_cast<std::size_t>(n))));
   return {};
 }
@@ -510,7 +510,7 @@ Status Info(Command& cmd, const Key<F>& key) {
   const std::pair<const char*, std::uint64_t> fields[] = {
       {"Size", info.size},
       {"Number of buckets", info.num_buckets},
-      {"Number of filters", info.num_filters},
+      {"Number of filters", info.num_stages},
       {"Number of items inserted", info.inserted},
       {"Number of items deleted", info.deleted},
       {"Bucket size", info.bucket_size},

@@ -53,7 +53,7 @@ void Exercise(bloomkit::RedisBloomScalableFilter& f) {
 
 void Exercise(bloomkit::RedisCuckooFilter& f) {
   (void)f.MayContain("probe");
-  (void)f.Count("probe");
+  (void)f.Occurrences("probe");
   auto payload = bloomkit::DecodeRedisCuckooDump(bloomkit::EncodeRedisCuckooDump(f), kLimits);
   BLOOMKIT_FUZZ_CHECK(payload.ok() && payload.value() == f);
   // The item count is RedisBloom's counter, not checked against the slots (a key whose

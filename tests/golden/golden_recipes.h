@@ -184,14 +184,14 @@ inline const std::vector<Recipe>& Recipes() {
        FilterKind::kScalable, false, KeyForm::kStrings, 300,
        [] {
          return ScalableWithKeys(
-             {.initial_capacity = 50, .fp_rate = 0.001, .growth = 4, .tightening = 0.9, .whole_word_stages = false},
+             {.initial_capacity = 50, .fp_rate = 0.001, .expansion = 4, .tightening = 0.9, .whole_word_stages = false},
              300);
        }},
       {"scalable_nonscaling.bkf", "scalable, not scaling, capacity 200 at 1%, key:0..key:199: one full stage",
        FilterKind::kScalable, false, KeyForm::kStrings, 200,
        [] {
          return ScalableWithKeys(
-             {.initial_capacity = 200, .fp_rate = 0.01, .scaling = false, .whole_word_stages = false}, 200);
+             {.initial_capacity = 200, .fp_rate = 0.01, .non_scaling = true, .whole_word_stages = false}, 200);
        }},
       {"scalable_500_words.bkf",
        "scalable_500 with today's stages, which use every bit of their 64-bit words: stage sizing",

@@ -241,11 +241,11 @@ TEST(GoldenDataTest, FilesCoverEveryPayloadPart) {
   EXPECT_EQ(scalable->num_stages(), 3U);
   auto g4 = bloomkit::ScalableBloomFilter::Deserialize(ReadGolden("scalable_g4_r09.bkf"));
   ASSERT_TRUE(g4.ok()) << g4.error().message();
-  EXPECT_EQ(g4->options().growth, 4U);
+  EXPECT_EQ(g4->options().expansion, 4U);
   EXPECT_GE(g4->num_stages(), 2U);
   auto fixed = bloomkit::ScalableBloomFilter::Deserialize(ReadGolden("scalable_nonscaling.bkf"));
   ASSERT_TRUE(fixed.ok()) << fixed.error().message();
-  EXPECT_FALSE(fixed->options().scaling);
+  EXPECT_TRUE(fixed->options().non_scaling);
   EXPECT_FALSE(fixed->AddIfAbsent("absent:0").ok()) << "a full non-scaling filter must refuse a new key";
 
   auto grown = bloomkit::CuckooFilter::Deserialize(ReadGolden("cuckoo_grown_removed.bkf"));

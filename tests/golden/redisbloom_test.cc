@@ -168,7 +168,7 @@ TEST_P(RedisBloomFixture, EveryProbeAnswersAsRedisBloom) {
     auto f = DecodeRedisCuckooDump(dump);
     ASSERT_TRUE(f.ok()) << f.error().message();
     for (std::size_t i = 0; i < probes; ++i) {
-      const std::uint64_t count = std::min<std::uint64_t>(f->Count(Item(r, i)), 9);
+      const std::uint64_t count = std::min<std::uint64_t>(f->Occurrences(Item(r, i)), 9);
       const char want = answers[i];
       if (static_cast<char>('0' + count) != want) ++mismatches;
       if ((count != 0) != f->MayContain(Item(r, i))) ++mismatches;
@@ -216,7 +216,7 @@ TEST_P(RedisBloomFixture, InfoFieldsEqualRedisBloom) {
     ASSERT_TRUE(f.ok());
     EXPECT_EQ(static_cast<std::int64_t>(f->redisbloom_size()), Field(block, "Size"));
     EXPECT_EQ(static_cast<std::int64_t>(f->num_buckets()), Field(block, "Number of buckets"));
-    EXPECT_EQ(static_cast<std::int64_t>(f->num_filters()), Field(block, "Number of filters"));
+    EXPECT_EQ(static_cast<std::int64_t>(f->num_stages()), Field(block, "Number of filters"));
     EXPECT_EQ(static_cast<std::int64_t>(f->count()), Field(block, "Number of items inserted"));
     EXPECT_EQ(static_cast<std::int64_t>(f->num_deletes()), Field(block, "Number of items deleted"));
     EXPECT_EQ(static_cast<std::int64_t>(f->bucket_size()), Field(block, "Bucket size"));
@@ -227,7 +227,7 @@ TEST_P(RedisBloomFixture, InfoFieldsEqualRedisBloom) {
     ASSERT_TRUE(f.ok());
     EXPECT_EQ(static_cast<std::int64_t>(f->capacity()), Field(block, "Capacity"));
     EXPECT_EQ(static_cast<std::int64_t>(f->redisbloom_size()), Field(block, "Size"));
-    EXPECT_EQ(static_cast<std::int64_t>(f->num_filters()), Field(block, "Number of filters"));
+    EXPECT_EQ(static_cast<std::int64_t>(f->num_stages()), Field(block, "Number of filters"));
     EXPECT_EQ(static_cast<std::int64_t>(f->count()), Field(block, "Number of items inserted"));
     const std::optional<std::int64_t> expansion = Field(block, "Expansion rate");
     if (f->non_scaling()) {

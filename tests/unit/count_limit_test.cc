@@ -254,7 +254,7 @@ TEST(CountLimit, RedisBloomChainRefusesAnAddPastTheLimit) {
   EXPECT_NE(added.error().message().find("9223372036854775807"), std::string::npos) << added.error().message();
   const std::vector<std::string_view> keys = {"y", "z"};
   EXPECT_FALSE(chain->AddBatch(keys).ok());
-  EXPECT_EQ(chain->num_filters(), 1U);
+  EXPECT_EQ(chain->num_stages(), 1U);
   EXPECT_EQ(chain->count(), kMaxFileCount);
   ExpectLoadsAgain(chain.value());
   auto dumped = bloomkit::DecodeRedisBloomDump(bloomkit::EncodeRedisBloomDump(chain.value()));

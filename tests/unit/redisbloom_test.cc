@@ -102,7 +102,7 @@ TEST(RedisBloomScalable, NonScalingIsFullAtCapacity) {
   }
   EXPECT_GT(refused, 0U);
   EXPECT_EQ(f->count(), 50U);
-  EXPECT_EQ(f->num_filters(), 1U);
+  EXPECT_EQ(f->num_stages(), 1U);
 }
 
 TEST(RedisCuckoo, SizesAsCfReserve) {
@@ -135,7 +135,7 @@ TEST(RedisCuckoo, NoExpansionFillsUpWithoutLosingItems) {
     }
     added.push_back(key);
   }
-  EXPECT_EQ(f->num_filters(), 1U);
+  EXPECT_EQ(f->num_stages(), 1U);
   EXPECT_EQ(f->count(), added.size());
   for (const std::string& k : added) EXPECT_TRUE(f->MayContain(k)) << k;
   EXPECT_EQ(f->CountOccupiedSlots(), f->count());
@@ -145,11 +145,11 @@ TEST(RedisCuckoo, CompactDropsEmptiedSubFilters) {
   auto f = RedisCuckooFilter::Create({.capacity = 64, .bucket_size = 2, .expansion = 1});
   ASSERT_TRUE(f.ok());
   for (int i = 0; i < 300; ++i) ASSERT_TRUE(f->Add("k" + std::to_string(i)).ok());
-  const std::size_t grown = f->num_filters();
+  const std::size_t grown = f->num_stages();
   ASSERT_GT(grown, 2U);
   for (int i = 0; i < 280; ++i) EXPECT_TRUE(f->Remove("k" + std::to_string(i))) << i;
   f->Compact(true);
-  EXPECT_LT(f->num_filters(), grown);
+  EXPECT_LT(f->num_stages(), grown);
   EXPECT_EQ(f->num_deletes(), 0U);
   for (int i = 280; i < 300; ++i) EXPECT_TRUE(f->MayContain("k" + std::to_string(i))) << i;
 }
@@ -202,9 +202,9 @@ TEST(RedisBloomCodec, OlderBloomEncodings) {
   for (int version : {1, 2, 3}) {
     DumpPayloadWriter w(kRedisBloomTypeName, version);
     w.SaveUnsigned(f->count());
-    w.SaveUnsigned(f->num_filters());
+    w.SaveUnsigned(f->num_stages());
     if (version >= 2) w.SaveUnsigned(f->option_bits());
-    for (std::size_t i = 0; i < f->num_filters(); ++i) {
+    for (std::size_t i = 0; i < f->num_stages(); ++i) {
       const RedisBloomLinkParams& p = f->link(i);
       w.SaveUnsigned(p.entries);
       w.SaveDouble(p.error);
@@ -235,12 +235,12 @@ TEST(RedisBloomCodec, OlderCuckooEncoding) {
   auto f = RedisCuckooFilter::Create({.capacity = 256, .bucket_size = 2, .expansion = 1});
   ASSERT_TRUE(f.ok());
   for (int i = 0; i < 400; ++i) ASSERT_TRUE(f->Add("k" + std::to_string(i)).ok());
-  ASSERT_GT(f->num_filters(), 1U);
+  ASSERT_GT(f->num_stages(), 1U);
   DumpPayloadWriter w(kRedisCuckooTypeName, 2);
-  w.SaveUnsigned(f->num_filters());
+  w.SaveUnsigned(f->num_stages());
   w.SaveUnsigned(f->num_buckets());
   w.SaveUnsigned(f->count());
-  for (std::size_t i = 0; i < f->num_filters(); ++i) w.SaveStringBuffer(f->filter_data(i));
+  for (std::size_t i = 0; i < f->num_stages(); ++i) w.SaveStringBuffer(f->filter_data(i));
   auto g = DecodeRedisCuckooDump(std::move(w).Finish());
   ASSERT_TRUE(g.ok()) << g.error().message();
   EXPECT_EQ(g->max_iterations(), 20U);
@@ -384,9 +384,9 @@ TEST(RedisBloomCodec, UnhalvedFirstLinkSavesAsAFile) {
     EXPECT_FALSE(f->non_scaling());
     EXPECT_DOUBLE_EQ(f->fp_rate(), error < 0.5 ? 2 * error : error);
     ExpectFileRoundTrip(f.value(), kDefaultMaxMemoryBytes);
-    for (int i = 0; i < 20000 && f->num_filters() == 1; ++i) ASSERT_TRUE(f->AddIfAbsent("k" + std::to_string(i)).ok());
+    for (int i = 0; i < 20000 && f->num_stages() == 1; ++i) ASSERT_TRUE(f->AddIfAbsent("k" + std::to_string(i)).ok());
     if (error < 0.5) {  // a link of 1 hash at 0.5 or more fills up before its 100 items
-      EXPECT_GT(f->num_filters(), 1U);
+      EXPECT_GT(f->num_stages(), 1U);
     }
     auto dumped = DecodeRedisBloomDump(EncodeRedisBloomDump(f.value()));
     ASSERT_TRUE(dumped.ok()) << dumped.error().message();
@@ -543,7 +543,7 @@ TEST(RedisBloomScalable, AddIfAbsentBatchEqualsOneByOne) {
     }
     for (std::size_t i = 0; i < done; ++i) EXPECT_EQ(got[i], want[i] == 1) << i;
     EXPECT_TRUE(one.value() == many.value());
-    EXPECT_GT(many->num_filters() + (options.non_scaling ? 1U : 0U), 1U);
+    EXPECT_GT(many->num_stages() + (options.non_scaling ? 1U : 0U), 1U);
   }
 }
 
@@ -687,7 +687,7 @@ TEST(RedisCuckooCodec, HeaderOf65535OneSlotSubFiltersLoads) {
   head[36] = std::byte{1};
   auto f = RedisCuckooFromHeaderChunk(head);
   ASSERT_TRUE(f.ok()) << f.error().message();
-  EXPECT_EQ(f->num_filters(), 65535U);
+  EXPECT_EQ(f->num_stages(), 65535U);
   EXPECT_EQ(f->capacity(), 65535U);
   EXPECT_EQ(f->filter_buckets(65534), 1U);
   EXPECT_TRUE(EncodeRedisCuckooHeaderChunk(f.value()) == head);

@@ -49,7 +49,7 @@ TEST(ScalableBloomFilterTest, RejectsBadOptionsNamingTheValue) {
     std::string value;
   };
   const Case cases[] = {
-      {{.initial_capacity = 0}, "0"}, {{.fp_rate = 1.5}, "1.5"},  {{.growth = 0}, "0"},
+      {{.initial_capacity = 0}, "0"}, {{.fp_rate = 1.5}, "1.5"},  {{.expansion = 0}, "0"},
       {{.tightening = 1.0}, "1"},     {{.tightening = 0.0}, "0"}, {{.max_stages = 0}, "0"},
       {{.max_stages = 5000}, "5000"},
   };
@@ -62,11 +62,11 @@ TEST(ScalableBloomFilterTest, RejectsBadOptionsNamingTheValue) {
 }
 
 TEST(ScalableBloomFilterTest, StagesFollowTheSchedule) {
-  const ScalableOptions options{.initial_capacity = 1000, .fp_rate = 0.01, .growth = 3, .tightening = 0.8};
+  const ScalableOptions options{.initial_capacity = 1000, .fp_rate = 0.01, .expansion = 3, .tightening = 0.8};
   ScalableBloomFilter f = Make(options);
   AddKeys(f, kPresent, 20'000);  // 1000 + 3000 + 9000 < 20000 <= + 27000: four stages
   ASSERT_EQ(f.num_stages(), 4U);
-  const auto stages = f.Stages();
+  const auto stages = f.StageInfos();
   double p = 0.01 * (1.0 - 0.8);
   std::uint64_t n = 1000;
   std::uint64_t total = 0;
@@ -167,8 +167,8 @@ TEST(ScalableBloomFilterTest, AddIfAbsentNeverReAddsAKeyAnyStageReports) {
 }
 
 TEST(ScalableBloomFilterTest, NonScalingFilterReportsFullForNewKeysOnly) {
-  ScalableBloomFilter f = Make({.initial_capacity = 500, .fp_rate = 0.01, .scaling = false});
-  EXPECT_DOUBLE_EQ(f.Stages()[0].fp_rate, 0.01) << "a single stage needs no tightening";
+  ScalableBloomFilter f = Make({.initial_capacity = 500, .fp_rate = 0.01, .non_scaling = true});
+  EXPECT_DOUBLE_EQ(f.StageInfos()[0].fp_rate, 0.01) << "a single stage needs no tightening";
   std::uint64_t i = 0;
   bloomkit::Result<bool> r = true;
   for (; i < 10'000; ++i) {
@@ -190,7 +190,7 @@ TEST(ScalableBloomFilterTest, NonScalingFilterReportsFullForNewKeysOnly) {
 // The batch form answers key by key as AddIfAbsent does, repeats inside the batch
 // included, and stops where the single calls stop.
 TEST(ScalableBloomFilterTest, AddIfAbsentBatchAnswersAsTheSingleCalls) {
-  const ScalableOptions options{.initial_capacity = 500, .fp_rate = 0.01, .scaling = false};
+  const ScalableOptions options{.initial_capacity = 500, .fp_rate = 0.01, .non_scaling = true};
   ScalableBloomFilter single = Make(options);
   ScalableBloomFilter batch = Make(options);
   std::vector<std::string> keys;
@@ -258,9 +258,9 @@ TEST(ScalableBloomFilterTest, TooSmallRatesAreNamedAsSuch) {
   EXPECT_NE(tiny.error().message().find("998 hashes"), std::string::npos) << tiny.error().message();
   // Just above the smallest rate still works; a non-scaling filter takes twice as small.
   EXPECT_TRUE(ScalableBloomFilter::Create({.initial_capacity = 1000, .fp_rate = 8e-20}).ok());
-  EXPECT_TRUE(ScalableBloomFilter::Create({.initial_capacity = 1000, .fp_rate = 4e-20, .scaling = false}).ok());
+  EXPECT_TRUE(ScalableBloomFilter::Create({.initial_capacity = 1000, .fp_rate = 4e-20, .non_scaling = true}).ok());
 
-  ScalableBloomFilter f = Make({.initial_capacity = 1, .fp_rate = 0.5, .growth = 1, .max_stages = 1024});
+  ScalableBloomFilter f = Make({.initial_capacity = 1, .fp_rate = 0.5, .expansion = 1, .max_stages = 1024});
   bloomkit::Result<bool> r = true;
   std::uint64_t i = 0;
   for (; i < 1000 && r.ok(); ++i) r = f.AddIfAbsent(Key(kPresent, i));

@@ -37,7 +37,7 @@ class RedisBloomBuilder {
   // copies `bits` (params.bytes bytes, or fewer: the rest stays zero).
   Status AppendLink(const RedisBloomLinkParams& params, std::span<const std::byte> bits);
   // The chain: its item count must be the sum of the links' and its options known.
-  Result<RedisBloomScalableFilter> Finish(std::uint64_t size, std::uint32_t options, std::uint32_t growth) &&;
+  Result<RedisBloomScalableFilter> Finish(std::uint64_t size, std::uint32_t options, std::uint32_t expansion) &&;
 
  private:
   RedisBloomScalableFilter filter_;

@@ -455,6 +455,23 @@ class InfoTest(CliTestCase):
         self.assertLessEqual(doc["expected_fp_rate"], 0.01)
         self.assertIn("stages               3", run("info", bf, check=0)[1].decode())
 
+    def test_expansion_sizes_every_growing_kind(self):
+        # --expansion E: scalable stages E times the last; --growth is its older name.
+        files = {}
+        for name, args in {"e3": ["--expansion", 3], "g3": ["--growth", 3], "default": []}.items():
+            files[name] = self.path(name + ".bf")
+            run("create", files[name], "--capacity", 100, "--kind", "scalable", *args, check=EXIT_OK)
+            run("add", files[name], stdin="\n".join(f"k{i}" for i in range(500)), check=EXIT_OK)
+        capacities = {n: [s["capacity"] for s in self.info(f)["stages"]] for n, f in files.items()}
+        self.assertEqual(capacities["e3"], [100, 300, 900])
+        self.assertEqual(capacities["g3"], capacities["e3"])
+        self.assertEqual(read_bytes(files["g3"]), read_bytes(files["e3"]))
+        self.assertEqual(capacities["default"], [100, 200, 400])
+        code, _, err = run("create", self.path("bad.bf"), "--capacity", 100, "--kind", "scalable",
+                           "--expansion", 0)
+        self.assertEqual(code, EXIT_USAGE)
+        self.assertIn("--expansion must be in [1, 1024], got 0", err)
+
 
 class BadInputTest(CliTestCase):
     def make_filter(self, name="s.bf", keys=100):
