@@ -200,7 +200,7 @@ struct ForeignBloom {
             .size = ValueMemory<Family>(ValueAt(key)),
             .filters = 1,
             .items = f.count(),
-            .scaling = false,
+            .non_scaling = true,
             .expansion = 0};
   }
   static Error InfoFieldError(const Command& /*cmd*/, const Error& error) { return error; }
