@@ -69,6 +69,35 @@ void BindForeignKinds(py::module_& m) {
               }),
               py::arg("capacity") = 0, py::arg("fp_rate") = 0.01, py::kw_only(), py::arg("num_bits") = 0,
               py::arg("max_memory") = kDefaultMaxMemory);
+  using ParquetBox = Box<ParquetBloomFilter>;
+  parquet.def(
+      "folded_fp_rate",
+      [](const ParquetBox& self, unsigned folds) {
+        return WithGil(self, false, [&] { return self.filter.FoldedFpRate(folds); });
+      },
+      py::arg("folds"),
+      "The false-positive rate after `folds` halvings, exactly as the bits give it (1.0 when\n"
+      "2**folds does not divide the number of blocks).");
+  parquet.def(
+      "folds_within",
+      [](const ParquetBox& self, double fp_rate) {
+        return WithGil(self, false, [&] { return self.filter.FoldsWithin(fp_rate); });
+      },
+      py::arg("fp_rate"), "The most halvings after which the rate stays at or below fp_rate.");
+  parquet.def(
+      "folded",
+      [](const ParquetBox& self, std::optional<unsigned> folds, std::optional<double> fp_rate) {
+        if (folds.has_value() == fp_rate.has_value()) {
+          Throw(Error(ErrorCode::kInvalidArgument, "folded() takes either folds or fp_rate"));
+        }
+        return WithGil(self, false, [&] {
+          return MakeBox(Take(self.filter.Folded(folds ? *folds : self.filter.FoldsWithin(*fp_rate))));
+        });
+      },
+      py::arg("folds") = py::none(), py::kw_only(), py::arg("fp_rate") = py::none(),
+      "A new filter, folded (blocks 2i and 2i + 1 ORed, halving it) `folds` times, or as often as\n"
+      "its rate stays at or below fp_rate: bit for bit the smaller filter the same values build,\n"
+      "the way Parquet writers size a chunk's filter after the fact.");
 }
 
 }  // namespace bloomkit::python

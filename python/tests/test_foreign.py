@@ -86,3 +86,24 @@ def test_parquet_testing_file(tmp_path):
     assert all(v in f for v in ("hello", "parquet", "bloom", "filter"))
     f.save(tmp_path / "same.bin", format="parquet")
     assert (tmp_path / "same.bin").read_bytes() == (GOLDEN / "parquet_xxhash.bin").read_bytes()
+
+
+def test_parquet_folding_gives_the_smaller_filter_of_the_same_values(tmp_path):
+    planned = bloomkit.ParquetBloomFilter(1_000_000, 0.01)  # sized for the most a chunk may hold
+    values = ["value:%d" % i for i in range(20_000)]
+    planned.update(values)
+    folds = planned.folds_within(0.01)
+    assert folds > 0 and planned.folded_fp_rate(folds) <= 0.01 < planned.folded_fp_rate(folds + 1)
+    small = planned.folded(fp_rate=0.01)
+    assert all(v in small for v in values)
+    # Bit for bit the filter of that size the same values build.
+    built = bloomkit.ParquetBloomFilter(num_bits=(1 << 24) >> folds)
+    built.update(values)
+    small.save(tmp_path / "small.bin", format="parquet")
+    built.save(tmp_path / "built.bin", format="parquet")
+    assert (tmp_path / "small.bin").read_bytes() == (tmp_path / "built.bin").read_bytes()
+    assert planned.folded(folds).to_bytes() == small.to_bytes()
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        planned.folded(3, fp_rate=0.01)
+    with pytest.raises(bloomkit.InvalidArgumentError, match="3 blocks"):
+        bloomkit.ParquetBloomFilter(num_bits=256 * 3).folded(1)

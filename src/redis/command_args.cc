@@ -97,14 +97,18 @@ RedisModuleCommandArg kCfInsert[] = {
 RedisModuleCommandArg kSecondsValue[] = {Arg("seconds", REDISMODULE_ARG_TYPE_INTEGER), kEnd};
 RedisModuleCommandArg kGenerationsValue[] = {Arg("generations", REDISMODULE_ARG_TYPE_INTEGER), kEnd};
 RedisModuleCommandArg kMsValue[] = {Arg("ms", REDISMODULE_ARG_TYPE_INTEGER), kEnd};
-// key error_rate capacity WINDOW seconds [GENERATIONS generations] [AT ms]
-RedisModuleCommandArg kTbfReserve[] = {Key(),
-                                       Arg("error_rate", REDISMODULE_ARG_TYPE_DOUBLE),
-                                       Arg("capacity", REDISMODULE_ARG_TYPE_INTEGER),
-                                       Arg("window", REDISMODULE_ARG_TYPE_BLOCK, 0, "WINDOW", kSecondsValue),
-                                       Option("generations", "GENERATIONS", kGenerationsValue),
-                                       Option("at", "AT", kMsValue),
-                                       kEnd};
+RedisModuleCommandArg kSizingValue[] = {Arg("any", REDISMODULE_ARG_TYPE_PURE_TOKEN, 0, "ANY"),
+                                        Arg("steady", REDISMODULE_ARG_TYPE_PURE_TOKEN, 0, "STEADY"), kEnd};
+// key error_rate capacity WINDOW seconds [GENERATIONS generations] [SIZING ANY|STEADY] [AT ms]
+RedisModuleCommandArg kTbfReserve[] = {
+    Key(),
+    Arg("error_rate", REDISMODULE_ARG_TYPE_DOUBLE),
+    Arg("capacity", REDISMODULE_ARG_TYPE_INTEGER),
+    Arg("window", REDISMODULE_ARG_TYPE_BLOCK, 0, "WINDOW", kSecondsValue),
+    Option("generations", "GENERATIONS", kGenerationsValue),
+    Arg("sizing", REDISMODULE_ARG_TYPE_ONEOF, REDISMODULE_CMD_ARG_OPTIONAL, "SIZING", kSizingValue),
+    Option("at", "AT", kMsValue),
+    kEnd};
 // key ms item [item ...]
 RedisModuleCommandArg kTbfMaddAt[] = {Key(), Arg("ms", REDISMODULE_ARG_TYPE_INTEGER), Items(), kEnd};
 

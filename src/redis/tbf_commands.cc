@@ -16,10 +16,11 @@ namespace bloomkit::redis {
 namespace {
 
 constexpr std::string_view kBadWindow = "ERR bad window: WINDOW seconds must be a whole number in [1, 2^53]";
+constexpr std::string_view kBadSizing = "ERR bad sizing: SIZING must be ANY or STEADY";
 constexpr std::string_view kBadGenerations = "ERR bad generations: GENERATIONS must be a whole number in [1, 1024]";
 constexpr std::string_view kBadTime = "ERR bad time: AT and TBF.MADDAT take milliseconds since the epoch";
 constexpr std::string_view kTbfSyntax =
-    "ERR syntax: TBF.RESERVE key error_rate capacity WINDOW seconds [GENERATIONS g] [AT ms]";
+    "ERR syntax: TBF.RESERVE key error_rate capacity WINDOW seconds [GENERATIONS g] [SIZING ANY|STEADY] [AT ms]";
 
 bool ParseU64(std::string_view text, std::uint64_t* out) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
@@ -95,6 +96,7 @@ Status TbfReserve(Command& cmd) {
     return ReplyError(kBadWindow);
   }
   std::uint64_t generations = bloomkit::kDefaultWindowedGenerations;
+  WindowedSizing sizing = WindowedSizing::kAnySchedule;
   std::uint64_t at = 0;
   bool has_at = false;
   for (std::size_t i = 6; i < cmd.argc(); i += 2) {
@@ -102,6 +104,14 @@ Status TbfReserve(Command& cmd) {
     if (Equals(cmd.arg(i), "GENERATIONS")) {
       if (!ParseU64(cmd.arg(i + 1), &generations) || generations == 0 || generations > kMaxWindowedGenerations) {
         return ReplyError(kBadGenerations);
+      }
+    } else if (Equals(cmd.arg(i), "SIZING")) {
+      if (Equals(cmd.arg(i + 1), "STEADY")) {
+        sizing = WindowedSizing::kSteadyStream;
+      } else if (Equals(cmd.arg(i + 1), "ANY")) {
+        sizing = WindowedSizing::kAnySchedule;
+      } else {
+        return ReplyError(kBadSizing);
       }
     } else if (Equals(cmd.arg(i), "AT")) {
       if (!ParseU64(cmd.arg(i + 1), &at)) return ReplyError(kBadTime);
@@ -124,12 +134,14 @@ Status TbfReserve(Command& cmd) {
                                              .fp_rate = error_rate,
                                              .window = window_s * 1000,
                                              .generations = static_cast<std::uint32_t>(generations),
+                                             .sizing = sizing,
                                              .start_time = at,
                                              .max_memory_bytes = Config().max_filter_bytes});
   if (!filter.ok()) return ReplyError("ERR " + filter.error().message());
   if (StoreNew<TbfFamily>(key, std::move(filter).value()) == nullptr) return ReplyError(reply::kInternal);
-  rm.Replicate(cmd.ctx(), "TBF.RESERVE", "ssscsclcl", cmd.raw(1), cmd.raw(2), cmd.raw(3), "WINDOW", cmd.raw(5),
-               "GENERATIONS", static_cast<long long>(generations), "AT", static_cast<long long>(at));
+  rm.Replicate(cmd.ctx(), "TBF.RESERVE", "ssscsclcccl", cmd.raw(1), cmd.raw(2), cmd.raw(3), "WINDOW", cmd.raw(5),
+               "GENERATIONS", static_cast<long long>(generations), "SIZING",
+               sizing == WindowedSizing::kSteadyStream ? "STEADY" : "ANY", "AT", static_cast<long long>(at));
   cmd.Ok();
   return {};
 }
@@ -175,7 +187,7 @@ Status TbfInfo(Command& cmd) {
   const auto found = Find<TbfFamily>(key);
   if (auto s = RequireReady(found); !s.ok()) return s;
   const WindowedBloomFilter& f = found.value->filter();
-  cmd.Map(9);
+  cmd.Map(10);
   cmd.SimpleString("Capacity");
   cmd.Int(static_cast<long long>(f.capacity()));
   cmd.SimpleString("Size");
@@ -194,6 +206,8 @@ Status TbfInfo(Command& cmd) {
   cmd.Int(f.over_capacity() ? 1 : 0);
   cmd.SimpleString("Error rate");
   cmd.Double(f.fp_rate());
+  cmd.SimpleString("Sizing");
+  cmd.SimpleString(f.sizing() == WindowedSizing::kSteadyStream ? "steady" : "any");
   return {};
 }
 

@@ -73,10 +73,12 @@ ARGUMENTS = {
     "cf.scandump": SCANDUMP,
     "cf.loadchunk": LOADCHUNK,
     # bloomkit's own (docs/REDIS.md): TBF.RESERVE key error_rate capacity WINDOW seconds
-    # [GENERATIONS g] [AT ms], TBF.MADDAT key ms item [item ...], the rest as for BF.
+    # [GENERATIONS g] [SIZING ANY|STEADY] [AT ms], TBF.MADDAT key ms item [item ...], the rest as for BF.
     "tbf.reserve": [KEY, a("error_rate", "double"), a("capacity", "integer"),
                     a("window", "block", "WINDOW", (), [a("seconds", "integer")]),
-                    option("generations", "GENERATIONS"), a("at", "block", "AT", OPT, [a("ms", "integer")])],
+                    option("generations", "GENERATIONS"),
+                    a("sizing", "oneof", "SIZING", OPT, [a("any", "pure-token", "ANY"), a("steady", "pure-token", "STEADY")]),
+                    a("at", "block", "AT", OPT, [a("ms", "integer")])],
     "tbf.add": [KEY, ITEM],
     "tbf.madd": [KEY, ITEMS],
     "tbf.maddat": [KEY, a("ms", "integer"), ITEMS],

@@ -71,6 +71,7 @@ class WindowTest(unittest.TestCase):
                 (["TBF.RESERVE", "k", "0.01", "100", "WINDOW", "10", "GENERATIONS", "0"], "ERR bad generations"),
                 (["TBF.RESERVE", "k", "0.01", "100", "SPAN", "10"], "ERR syntax"),
                 (["TBF.RESERVE", "k", "0.01", "100", "WINDOW", "10", "AT"], "ERR syntax"),
+                (["TBF.RESERVE", "k", "0.01", "100", "WINDOW", "10", "SIZING", "FAST"], "ERR bad sizing"),
                 (["TBF.MADDAT", "k", "soon", "x"], "ERR bad time"),
                 (["TBF.ADD", "k"], "ERR wrong number of arguments"),
             ]
@@ -88,6 +89,25 @@ class WindowTest(unittest.TestCase):
             c.ok("TBF.RESERVE", "d", "0.01", "100", "WINDOW", "1")
             info = c.call("TBF.INFO", "d")
             self.assertEqual(dict(zip(info[::2], info[1::2]))[b"Generations"], 8)
+            self.assertEqual(dict(zip(info[::2], info[1::2]))[b"Sizing"], b"any")
+
+    @time_limit(60)
+    def test_steady_sizing_spends_fewer_bytes_and_is_kept(self):
+        with Server() as server, server.client() as c:
+            sizes = {}
+            for sizing in ("ANY", "STEADY"):
+                key = "t:" + sizing
+                c.ok("TBF.RESERVE", key, "0.01", "80000", "WINDOW", "3600", "SIZING", sizing)
+                c.call("TBF.MADD", key, *["k%d" % i for i in range(5000)])
+                info = c.call("TBF.INFO", key)
+                fields = dict(zip(info[::2], info[1::2]))
+                self.assertEqual(fields[b"Sizing"], sizing.lower().encode())
+                sizes[sizing] = fields[b"Size"]
+                self.assertEqual(c.call("TBF.EXISTS", key, "k4999"), 1)
+            self.assertLess(sizes["STEADY"], sizes["ANY"])
+            before = tbf_bytes(c, "t:STEADY")
+            self.assertEqual(c.call("DEBUG", "RELOAD"), Simple(b"OK"))
+            self.assertEqual(tbf_bytes(c, "t:STEADY"), before)
 
 
 class PersistenceTest(unittest.TestCase):
@@ -151,7 +171,7 @@ class ReplicationTest(unittest.TestCase):
             replica = Server(extra=["--replicaof", "127.0.0.1", str(primary.port)])
             with replica, replica.client() as r, primary.client() as p:
                 wait_for(lambda: b"master_link_status:up" in r.call("INFO", "replication"), what="sync")
-                p.ok("TBF.RESERVE", "u", "0.01", "1000", "WINDOW", "3", "GENERATIONS", "3")
+                p.ok("TBF.RESERVE", "u", "0.01", "1000", "WINDOW", "3", "GENERATIONS", "3", "SIZING", "STEADY")
                 for round in range(4):  # across generation turnovers
                     p.call("TBF.MADD", "t", *["r%d-%d" % (round, i) for i in range(100)])
                     p.call("TBF.ADD", "u", "r%d" % round)
