@@ -118,16 +118,18 @@ class BlockedBloomFilter {
 
   // Never fail (always ok). Inline, so that the caller sees the constant status. kIsa
   // is left to its default (see CallerIsa above); both specializations set and read the
-  // same bits.
+  // same bits. Add, AddHash and the batches set the key's bits without reading them
+  // first and count every key (count() below); AddIfAbsent tests them and counts only
+  // the keys that set a new bit.
   template <CallerIsa kIsa = internal::kThisCallerIsa>
   [[gnu::always_inline]] Status Add(std::string_view key) noexcept {
     if constexpr (kIsa == CallerIsa::kAvx2) {
       if (TakesInlinePath(key)) {
-        static_cast<void>(InsertShortAvx2(internal::HashShortKey8Mulx(key.data())));
+        SetShortAvx2(internal::HashShortKey8Mulx(key.data()));
         return {};
       }
     }
-    static_cast<void>(InsertKey(key));
+    SetKey(key);
     return {};
   }
   Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
@@ -140,7 +142,7 @@ class BlockedBloomFilter {
   }
 
   Status AddHash(std::uint64_t hash) noexcept {
-    static_cast<void>(InsertHash(hash));
+    SetHash(hash);
     return {};
   }
   Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return InsertHash(hash); }
@@ -151,6 +153,8 @@ class BlockedBloomFilter {
   Status AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
 
+  // The probes of one hash pair; true (and counted) if the key set a new bit, as
+  // AddIfAbsent.
   bool AddHashPair(HashPair hash) noexcept;
   [[nodiscard]] bool MayContainHashPair(HashPair hash) const noexcept;
 
@@ -172,6 +176,11 @@ class BlockedBloomFilter {
   [[nodiscard]] std::uint16_t hash_id() const noexcept { return hash_id_; }
   [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
   [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
+  // Adds recorded: every Add, AddHash and key of a batch, and each AddIfAbsent,
+  // AddHashIfAbsent and AddHashPair that set a new bit (saturating at kMaxFileCount).
+  // With plain adds only it is an upper bound on the distinct keys (a repeated key counts
+  // again); EstimatedCount() estimates the distinct keys from the bits. After Merge or
+  // Intersect it is EstimatedCount().
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return words_.bytes(); }
   [[nodiscard]] std::uint64_t bytes_held() const noexcept { return words_.bytes_held(); }
@@ -208,8 +217,11 @@ class BlockedBloomFilter {
   // caller's loop holds one straight-line hash; other lengths call the library, whose
   // kernels inline the hash of every length up to 8.
   [[nodiscard]] bool TakesInlinePath(std::string_view key) const noexcept { return key.size() == inline_key_bytes_; }
-  // Add and AddIfAbsent, AddHash and AddHashIfAbsent: true if the key was new.
+  // AddIfAbsent and AddHashIfAbsent: true if the key was new.
   bool InsertKey(std::string_view key) noexcept;
+  // Add and AddHash: the bits set, the add counted, nothing read first.
+  void SetKey(std::string_view key) noexcept;
+  void SetHash(std::uint64_t hash) noexcept;
   // MayContain through the library.
   [[nodiscard]] bool ContainsKey(std::string_view key) const noexcept;
   // kLanes256 with hash id 4: the probe of hash h in the caller's code (the kernels of
@@ -218,6 +230,7 @@ class BlockedBloomFilter {
   // those templates parse, defined on x86-64.
   [[nodiscard]] bool ContainsShortAvx2(std::uint64_t h) const noexcept;
   bool InsertShortAvx2(std::uint64_t h) noexcept;
+  void SetShortAvx2(std::uint64_t h) noexcept;
   bool InsertHash(std::uint64_t hash) noexcept;
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BlockedBloomFilter& other, std::string_view operation, internal::WordOp op);
@@ -228,6 +241,7 @@ class BlockedBloomFilter {
   // One key's probe, inlined into every single-key operation.
   [[nodiscard]] bool ContainsAt(HashPair hash) const noexcept;
   bool InsertAt(HashPair hash) noexcept;
+  void SetAt(HashPair hash) noexcept;
 
   // Lane enables of the bit pattern: word 8r + j is all-ones when probe 8r + j < k.
   alignas(64) std::uint64_t lane_enable_[16] = {};

@@ -71,12 +71,14 @@ class BloomFilter {
 
   // Never fails (always ok). Inline, so that the caller sees the constant status; on
   // x86-64 an 8-byte key of a hash-id-4 filter is hashed and probed in the caller too.
+  // Sets the key's bits without reading them first and counts the add (count() below);
+  // AddIfAbsent is the add that tells whether the key was new.
   [[gnu::always_inline]] Status Add(std::string_view key) noexcept {
     if (internal::kClassicInlineAdds && TakesInlinePath(key)) {
-      static_cast<void>(InsertShort8Inline(key.data()));
+      SetShort8Inline(key.data());
       return {};
     }
-    static_cast<void>(InsertKey(key));
+    SetKey(key);
     return {};
   }
   // Adds the key; true if it was new (at least one of its bits was unset).
@@ -85,7 +87,7 @@ class BloomFilter {
 
   // Precomputed 64-bit hashes of the caller's own (see ExpandHash in hash.h).
   Status AddHash(std::uint64_t hash) noexcept {
-    AddHashPair(ExpandHash(hash));
+    SetHashPair(ExpandHash(hash));
     return {};
   }
   Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
@@ -99,7 +101,8 @@ class BloomFilter {
   Status AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
 
-  // The probes of one hash pair: the core of every method above.
+  // The probes of one hash pair: true (and counted) if the key set a new bit, as
+  // AddIfAbsent.
   bool AddHashPair(HashPair hash) noexcept;
   [[nodiscard]] bool MayContainHashPair(HashPair hash) const noexcept;
 
@@ -126,7 +129,11 @@ class BloomFilter {
   [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
   // The target rate at capacity the filter was created with.
   [[nodiscard]] double fp_rate() const noexcept { return fp_rate_; }
-  // Adds that set at least one new bit.
+  // Adds recorded: every Add, AddHash and key of a batch, and each AddIfAbsent,
+  // AddHashIfAbsent and AddHashPair that set a new bit (saturating at kMaxFileCount).
+  // With plain adds only it is an upper bound on the distinct keys (a repeated key counts
+  // again); EstimatedCount() estimates the distinct keys from the bits. After Merge or
+  // Intersect it is EstimatedCount().
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return words_.bytes(); }
   [[nodiscard]] std::uint64_t bytes_held() const noexcept { return words_.bytes_held(); }
@@ -165,8 +172,11 @@ class BloomFilter {
 
   BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate, WordArray words,
               std::uint16_t hash_id = kHashIdXxh3DoubleHashing) noexcept;
-  // Add and AddIfAbsent: true if the key was new.
+  // AddIfAbsent: true if the key was new.
   bool InsertKey(std::string_view key) noexcept;
+  // Add and AddHash: the bits set, the add counted, nothing read first.
+  void SetKey(std::string_view key) noexcept;
+  void SetHashPair(HashPair hash) noexcept;
   // Whether Add probes `key` in the caller's code: an 8-byte key of a filter of hash
   // id 4 on a CPU with BMI2 (no_inline_ == 0). One test and one branch.
   [[nodiscard]] bool TakesInlinePath(std::string_view key) const noexcept {
@@ -175,6 +185,7 @@ class BloomFilter {
   // InsertKey of an 8-byte key at `p`, inline: the probes of hash id 4 by mulx (the
   // library's BMI2 kernel sets the same bits), with k from the filter.
   bool InsertShort8Inline(const char* p) noexcept;
+  void SetShort8Inline(const char* p) noexcept;
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BloomFilter& other, std::string_view operation, internal::WordOp op);
 

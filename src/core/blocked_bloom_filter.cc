@@ -142,6 +142,33 @@ inline bool BlockedBloomFilter::InsertAt(HashPair hash) noexcept {
   return internal::UseKeyHash(key, [this](HashPair h) { return InsertAt(h); });
 }
 
+inline void BlockedBloomFilter::SetAt(HashPair hash) noexcept {
+  if (lanes()) {
+    lanes_ops_->set_hash(words_.data(), num_blocks_, hash.h1);
+  } else {
+    ops_->set(words_.data() + FastRange64(hash.h1, num_blocks_) * kWordsPerBlock, hash.h2, lane_enable_);
+  }
+  count_ = internal::SaturatedIncrement(count_, true);
+}
+
+[[gnu::flatten]] void BlockedBloomFilter::SetKey(std::string_view key) noexcept {
+  if (lanes()) {
+    lanes_ops_->set_key(words_.data(), num_blocks_, key);
+    count_ = internal::SaturatedIncrement(count_, true);
+    return;
+  }
+  internal::UseKeyHash(key, [this](HashPair h) { SetAt(h); });
+}
+
+void BlockedBloomFilter::SetHash(std::uint64_t hash) noexcept {
+  if (lanes()) {
+    lanes_ops_->set_hash(words_.data(), num_blocks_, internal::MixCallerHash(hash));
+    count_ = internal::SaturatedIncrement(count_, true);
+    return;
+  }
+  SetAt(ExpandHash(hash));
+}
+
 [[gnu::flatten]] bool BlockedBloomFilter::ContainsKey(std::string_view key) const noexcept {
   if (lanes()) return lanes_ops_->contains_key(words_.data(), num_blocks_, key);
   return internal::UseKeyHash(key, [this](HashPair h) { return ContainsAt(h); });
@@ -170,8 +197,12 @@ bool BlockedBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
 }
 
 Status BlockedBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
-  count_ = internal::SaturatedCount(
-      count_, lanes() ? lanes_ops_->insert_keys(words_.data(), num_blocks_, keys) : ops_->insert_keys(View(), keys));
+  if (lanes()) {
+    lanes_ops_->insert_keys(words_.data(), num_blocks_, keys);
+  } else {
+    ops_->insert_keys(View(), keys);
+  }
+  count_ = internal::SaturatedCount(count_, keys.size());
   return {};
 }
 
@@ -182,8 +213,12 @@ std::size_t BlockedBloomFilter::MayContainBatch(std::span<const std::string_view
 }
 
 Status BlockedBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
-  count_ = internal::SaturatedCount(count_, lanes() ? lanes_ops_->insert_hashes(words_.data(), num_blocks_, hashes)
-                                                    : ops_->insert_hashes(View(), hashes));
+  if (lanes()) {
+    lanes_ops_->insert_hashes(words_.data(), num_blocks_, hashes);
+  } else {
+    ops_->insert_hashes(View(), hashes);
+  }
+  count_ = internal::SaturatedCount(count_, hashes.size());
   return {};
 }
 

@@ -41,6 +41,12 @@ struct PortableProbe {
     }
     return fresh != 0;
   }
+  // Insert without the test of the old bits.
+  static void Set(std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept {
+    std::uint64_t mask[8];
+    BlockMaskPortable<kWide>(h2, enable, mask);
+    for (int j = 0; j < 8; ++j) block[j] |= mask[j];
+  }
 };
 
 #ifdef BLOOMKIT_X86
@@ -98,6 +104,14 @@ struct Avx2Probe {
     _mm256_store_si256(b + 1, _mm256_or_si256(old_hi, hi));
     return !present;
   }
+  [[gnu::target("avx2")]] static void Set(std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept {
+    __m256i lo;
+    __m256i hi;
+    Masks(h2, enable, &lo, &hi);
+    auto* b = reinterpret_cast<__m256i*>(block);
+    _mm256_store_si256(b, _mm256_or_si256(_mm256_load_si256(b), lo));
+    _mm256_store_si256(b + 1, _mm256_or_si256(_mm256_load_si256(b + 1), hi));
+  }
 };
 
 #endif  // BLOOMKIT_X86
@@ -138,12 +152,11 @@ struct Ops {
     }
   }
 
+  // Batch adds only set the bits: no test of the old block that the next keys would
+  // wait for.
   template <typename Hasher>
-  static std::uint64_t InsertBatch(const BlockedWords& f, typename Hasher::Items items) noexcept {
-    std::uint64_t fresh = 0;
-    Batched<Hasher, true>(
-        f, items, [&](std::size_t, HashPair h) { fresh += Probe::Insert(BlockOf(f, h.h1), h.h2, f.enable) ? 1U : 0U; });
-    return fresh;
+  static void InsertBatch(const BlockedWords& f, typename Hasher::Items items) noexcept {
+    Batched<Hasher, true>(f, items, [&](std::size_t, HashPair h) { Probe::Set(BlockOf(f, h.h1), h.h2, f.enable); });
   }
 
   template <typename Hasher>
@@ -165,9 +178,9 @@ template <bool kWide, bool kAllLanes = false>
 struct Avx2Ops {
   using O = Ops<Avx2Probe<kWide, kAllLanes>>;
   template <typename Hasher>
-  [[gnu::target("avx2"), gnu::flatten]] static std::uint64_t InsertBatch(const BlockedWords& f,
-                                                                         typename Hasher::Items items) noexcept {
-    return O::template InsertBatch<Hasher>(f, items);
+  [[gnu::target("avx2"), gnu::flatten]] static void InsertBatch(const BlockedWords& f,
+                                                                typename Hasher::Items items) noexcept {
+    O::template InsertBatch<Hasher>(f, items);
   }
   template <typename Hasher>
   [[gnu::target("avx2"), gnu::flatten]] static std::size_t ContainsBatch(const BlockedWords& f,
@@ -182,6 +195,7 @@ struct Avx2Ops {
 template <typename Probe, typename Batches>
 constexpr BlockedOps MakeTable() noexcept {
   return BlockedOps{&Probe::Insert,
+                    &Probe::Set,
                     &Probe::Contains,
                     &Batches::template InsertBatch<KeyHasher>,
                     &Batches::template ContainsBatch<KeyHasher>,

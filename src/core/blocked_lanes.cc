@@ -45,6 +45,12 @@ struct PortableLanes {
     }
     return fresh != 0;
   }
+  // Insert without the test of the old bits (Add, AddHash, the batches).
+  static void Set(std::uint64_t* block, std::uint64_t h) noexcept {
+    std::uint64_t mask[4];
+    LaneMaskPortable(h, kK, mask);
+    for (int i = 0; i < 4; ++i) block[i] |= mask[i];
+  }
 };
 
 #ifdef BLOOMKIT_X86
@@ -73,6 +79,10 @@ struct Avx2Lanes {
     const __m256i old = _mm256_load_si256(b);
     _mm256_store_si256(b, _mm256_or_si256(old, mask));
     return _mm256_testc_si256(old, mask) == 0;
+  }
+  [[gnu::target("avx2,bmi2")]] static void Set(std::uint64_t* block, std::uint64_t h) noexcept {
+    auto* b = reinterpret_cast<__m256i*>(block);
+    _mm256_store_si256(b, _mm256_or_si256(_mm256_load_si256(b), Mask(h)));
   }
 };
 
@@ -115,11 +125,17 @@ struct LaneOpsOf {
   static bool InsertHash(std::uint64_t* words, std::uint64_t num_blocks, std::uint64_t h) noexcept {
     return Probe::Insert(BlockOf(words, num_blocks, h), h);
   }
+  static void SetHash(std::uint64_t* words, std::uint64_t num_blocks, std::uint64_t h) noexcept {
+    Probe::Set(BlockOf(words, num_blocks, h), h);
+  }
   static bool ContainsHash(const std::uint64_t* words, std::uint64_t num_blocks, std::uint64_t h) noexcept {
     return Probe::Contains(BlockOf(words, num_blocks, h), h);
   }
   static bool InsertKey(std::uint64_t* words, std::uint64_t num_blocks, std::string_view key) noexcept {
     return InsertHash(words, num_blocks, KeyHash::Of(key));
+  }
+  static void SetKey(std::uint64_t* words, std::uint64_t num_blocks, std::string_view key) noexcept {
+    SetHash(words, num_blocks, KeyHash::Of(key));
   }
   static bool ContainsKey(const std::uint64_t* words, std::uint64_t num_blocks, std::string_view key) noexcept {
     return ContainsHash(words, num_blocks, KeyHash::Of(key));
@@ -194,14 +210,12 @@ struct LaneOpsOf {
     }
     for (std::size_t i = n - lead; i < n; ++i) visit(i, blocks[i & mask], hashes[i & mask]);
   }
+  // Batch adds set the bits without testing them first: nothing waits for the old
+  // block, so the misses of a filter in DRAM overlap.
   template <typename Items, typename HashOf>
-  static std::uint64_t InsertPipelined(std::uint64_t* words, std::uint64_t num_blocks, Items items,
-                                       HashOf hash_of) noexcept {
-    std::uint64_t fresh = 0;
-    Pipelined<true>(words, num_blocks, items, hash_of, [&](std::size_t, std::uint64_t* block, std::uint64_t h) {
-      fresh += Probe::Insert(block, h) ? 1U : 0U;
-    });
-    return fresh;
+  static void InsertPipelined(std::uint64_t* words, std::uint64_t num_blocks, Items items, HashOf hash_of) noexcept {
+    Pipelined<true>(words, num_blocks, items, hash_of,
+                    [&](std::size_t, std::uint64_t* block, std::uint64_t h) { Probe::Set(block, h); });
   }
   template <typename Items, typename HashOf>
   static std::size_t ContainsPipelined(const std::uint64_t* words, std::uint64_t num_blocks, Items items,
@@ -213,12 +227,9 @@ struct LaneOpsOf {
   }
 
   template <typename Items, typename HashOf>
-  static std::uint64_t InsertAll(std::uint64_t* words, std::uint64_t num_blocks, Items items, HashOf hash_of) noexcept {
-    std::uint64_t fresh = 0;
-    Batched<true>(words, num_blocks, items, hash_of, [&](std::size_t, std::uint64_t* block, std::uint64_t h) {
-      fresh += Probe::Insert(block, h) ? 1U : 0U;
-    });
-    return fresh;
+  static void InsertAll(std::uint64_t* words, std::uint64_t num_blocks, Items items, HashOf hash_of) noexcept {
+    Batched<true>(words, num_blocks, items, hash_of,
+                  [&](std::size_t, std::uint64_t* block, std::uint64_t h) { Probe::Set(block, h); });
   }
   template <typename Items, typename HashOf>
   static std::size_t ContainsAll(const std::uint64_t* words, std::uint64_t num_blocks, Items items, HashOf hash_of,
@@ -231,8 +242,8 @@ struct LaneOpsOf {
     return hits;
   }
 
-  static std::uint64_t InsertKeys(std::uint64_t* words, std::uint64_t num_blocks,
-                                  std::span<const std::string_view> keys) noexcept {
+  static void InsertKeys(std::uint64_t* words, std::uint64_t num_blocks,
+                         std::span<const std::string_view> keys) noexcept {
     if constexpr (std::is_same_v<KeyHash, ShortKeyHash>) {
       if (num_blocks * 32 < kInMemoryFilterBytes) {
         return InsertPipelined(words, num_blocks, keys, [](std::string_view k) { return KeyHash::Of(k); });
@@ -241,7 +252,7 @@ struct LaneOpsOf {
         return InsertPipelined(words, num_blocks, keys, [](std::string_view k) { return Probe::Hash8(k.data()); });
       }
     }
-    return InsertAll(words, num_blocks, keys, [](std::string_view k) { return KeyHash::Of(k); });
+    InsertAll(words, num_blocks, keys, [](std::string_view k) { return KeyHash::Of(k); });
   }
   static std::size_t ContainsKeys(const std::uint64_t* words, std::uint64_t num_blocks,
                                   std::span<const std::string_view> keys, bool* out) noexcept {
@@ -263,9 +274,9 @@ struct LaneOpsOf {
     return ContainsAll(
         words, num_blocks, keys, [](std::string_view k) { return KeyHash::Of(k); }, out);
   }
-  static std::uint64_t InsertHashes(std::uint64_t* words, std::uint64_t num_blocks,
-                                    std::span<const std::uint64_t> hashes) noexcept {
-    return InsertPipelined(words, num_blocks, hashes, [](std::uint64_t h) { return MixCallerHash(h); });
+  static void InsertHashes(std::uint64_t* words, std::uint64_t num_blocks,
+                           std::span<const std::uint64_t> hashes) noexcept {
+    InsertPipelined(words, num_blocks, hashes, [](std::uint64_t h) { return MixCallerHash(h); });
   }
   static std::size_t ContainsHashes(const std::uint64_t* words, std::uint64_t num_blocks,
                                     std::span<const std::uint64_t> hashes, bool* out) noexcept {
@@ -299,14 +310,23 @@ struct PortableEntry {
     }
     return O::ContainsKey(w, nb, key);
   }
+  [[gnu::noinline]] static void SetLongKey(std::uint64_t* w, std::uint64_t nb, std::string_view key) noexcept {
+    O::SetKey(w, nb, key);
+  }
+  static void SetKey(std::uint64_t* w, std::uint64_t nb, std::string_view key) noexcept {
+    if (key.size() > KeyHash::kInlineBytes) [[unlikely]] {
+      return SetLongKey(w, nb, key);
+    }
+    O::SetKey(w, nb, key);
+  }
 };
 
 template <typename Probe, typename KeyHash>
 constexpr LanesOps MakePortable() noexcept {
   using O = LaneOpsOf<Probe, KeyHash>;
   using E = PortableEntry<Probe, KeyHash>;
-  return LanesOps{&E::InsertKey,  &E::ContainsKey,  &O::InsertHash,   &O::ContainsHash,
-                  &O::InsertKeys, &O::ContainsKeys, &O::InsertHashes, &O::ContainsHashes};
+  return LanesOps{&E::InsertKey,  &E::ContainsKey,  &O::InsertHash,   &O::ContainsHash,   &E::SetKey,
+                  &O::SetHash,    &O::InsertKeys,   &O::ContainsKeys, &O::InsertHashes, &O::ContainsHashes};
 }
 
 template <typename KeyHash, std::size_t... kI>
@@ -352,30 +372,46 @@ struct Avx2Entry {
                                                                     std::uint64_t h) noexcept {
     return O::InsertHash(w, nb, h);
   }
+  [[gnu::target("avx2,bmi2"), gnu::flatten, gnu::noinline]] static void SetLongKey(std::uint64_t* w,
+                                                                                   std::uint64_t nb,
+                                                                                   std::string_view key) noexcept {
+    O::SetKey(w, nb, key);
+  }
+  [[gnu::target("avx2,bmi2"), gnu::flatten]] static void SetKey(std::uint64_t* w, std::uint64_t nb,
+                                                                std::string_view key) noexcept {
+    if (key.size() > KeyHash::kInlineBytes) [[unlikely]] {
+      return SetLongKey(w, nb, key);
+    }
+    O::SetKey(w, nb, key);
+  }
+  [[gnu::target("avx2,bmi2"), gnu::flatten]] static void SetHash(std::uint64_t* w, std::uint64_t nb,
+                                                                 std::uint64_t h) noexcept {
+    O::SetHash(w, nb, h);
+  }
   [[gnu::target("avx2,bmi2"), gnu::flatten]] static bool ContainsHash(const std::uint64_t* w, std::uint64_t nb,
                                                                       std::uint64_t h) noexcept {
     return O::ContainsHash(w, nb, h);
   }
-  [[gnu::target("avx2,bmi2"), gnu::flatten]] static std::uint64_t InsertKeys(
-      std::uint64_t* w, std::uint64_t nb, std::span<const std::string_view> keys) noexcept {
-    return O::InsertKeys(w, nb, keys);
+  [[gnu::target("avx2,bmi2"), gnu::flatten]] static void InsertKeys(std::uint64_t* w, std::uint64_t nb,
+                                                                    std::span<const std::string_view> keys) noexcept {
+    O::InsertKeys(w, nb, keys);
   }
   [[gnu::target("avx2,bmi2"), gnu::flatten]] static std::size_t ContainsKeys(const std::uint64_t* w, std::uint64_t nb,
                                                                              std::span<const std::string_view> keys,
                                                                              bool* out) noexcept {
     return O::ContainsKeys(w, nb, keys, out);
   }
-  [[gnu::target("avx2,bmi2"), gnu::flatten]] static std::uint64_t InsertHashes(
-      std::uint64_t* w, std::uint64_t nb, std::span<const std::uint64_t> hashes) noexcept {
-    return O::InsertHashes(w, nb, hashes);
+  [[gnu::target("avx2,bmi2"), gnu::flatten]] static void InsertHashes(std::uint64_t* w, std::uint64_t nb,
+                                                                      std::span<const std::uint64_t> hashes) noexcept {
+    O::InsertHashes(w, nb, hashes);
   }
   [[gnu::target("avx2,bmi2"), gnu::flatten]] static std::size_t ContainsHashes(const std::uint64_t* w, std::uint64_t nb,
                                                                                std::span<const std::uint64_t> hashes,
                                                                                bool* out) noexcept {
     return O::ContainsHashes(w, nb, hashes, out);
   }
-  static constexpr LanesOps kTable = {&InsertKey,  &ContainsKey,  &InsertHash,   &ContainsHash,
-                                      &InsertKeys, &ContainsKeys, &InsertHashes, &ContainsHashes};
+  static constexpr LanesOps kTable = {&InsertKey,  &ContainsKey,  &InsertHash,   &ContainsHash,   &SetKey,
+                                      &SetHash,    &InsertKeys,   &ContainsKeys, &InsertHashes, &ContainsHashes};
 };
 
 template <typename KeyHash, std::size_t... kI>

@@ -160,9 +160,23 @@ template <bool kMulx>
   return walk.Next(num_bits);
 }
 
-template <bool kMulx>
+// kTest: whether the old bits are read to tell a new key (AddIfAbsent). Add sets the
+// bits without it, and nothing it does waits for a word to arrive.
+template <bool kMulx, bool kTest = true>
 [[gnu::always_inline]] inline bool InsertProbes(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
                                                 HashPair hash) noexcept {
+  if constexpr (!kTest) {
+    WithProbeCount(
+        num_hashes, [&](auto num_probes) __attribute__((always_inline)) {
+          ProbeWalk walk(hash);
+          for (std::uint32_t i = 0; i < num_probes; ++i) {
+            const std::uint64_t pos = NextProbe<kMulx>(walk, num_bits);
+            words[pos >> 6] |= std::uint64_t{1} << (pos & 63);
+          }
+          return true;
+        });
+    return true;
+  }
   return WithProbeCount(
       num_hashes, [&](auto num_probes) __attribute__((always_inline)) {
         // The OR of the words' changes: non-zero when one of the bits was unset. (An AND
@@ -239,6 +253,13 @@ template <bool kMulx>
 bool InsertPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes, HashPair hash) noexcept {
   return InsertProbes<false>(words, num_bits, num_hashes, hash);
 }
+void SetPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes, HashPair hash) noexcept {
+  InsertProbes<false, false>(words, num_bits, num_hashes, hash);
+}
+void SetShortKeyPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                         std::string_view key) noexcept {
+  InsertProbes<false, false>(words, num_bits, num_hashes, HashKeyShortPairInline(key));
+}
 bool ContainsPortable(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
                       HashPair hash) noexcept {
   return ContainsProbes<false>(words, num_bits, num_hashes, hash);
@@ -261,6 +282,14 @@ bool ContainsShortKeyPortable(const std::uint64_t* words, std::uint64_t num_bits
 [[gnu::target("bmi,bmi2")]] bool InsertBmi2(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
                                             HashPair hash) noexcept {
   return InsertProbes<true>(words, num_bits, num_hashes, hash);
+}
+[[gnu::target("bmi,bmi2")]] void SetBmi2(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                         HashPair hash) noexcept {
+  InsertProbes<true, false>(words, num_bits, num_hashes, hash);
+}
+[[gnu::target("bmi,bmi2")]] void SetShortKeyBmi2(std::uint64_t* words, std::uint64_t num_bits,
+                                                 std::uint32_t num_hashes, std::string_view key) noexcept {
+  InsertProbes<true, false>(words, num_bits, num_hashes, HashKeyShortPairInline(key));
 }
 [[gnu::target("bmi,bmi2")]] bool ContainsBmi2(const std::uint64_t* words, std::uint64_t num_bits,
                                               std::uint32_t num_hashes, HashPair hash) noexcept {
@@ -291,6 +320,36 @@ bool BloomFilter::InsertKey(std::string_view key) noexcept {
 #endif
   count_ = internal::SaturatedIncrement(count_, fresh);
   return fresh;
+}
+
+void BloomFilter::SetKey(std::string_view key) noexcept {
+  if (hash_id_ != kHashIdShort64) {
+    SetHashPair(internal::HashKeyInline(key));
+    return;
+  }
+#ifdef BLOOMKIT_X86
+  if (kUseBmi2) {
+    internal::SetShortKeyBmi2(words_.data(), num_bits_, num_hashes(), key);
+  } else {
+    internal::SetShortKeyPortable(words_.data(), num_bits_, num_hashes(), key);
+  }
+#else
+  internal::SetShortKeyPortable(words_.data(), num_bits_, num_hashes(), key);
+#endif
+  count_ = internal::SaturatedIncrement(count_, true);
+}
+
+void BloomFilter::SetHashPair(HashPair hash) noexcept {
+#ifdef BLOOMKIT_X86
+  if (kUseBmi2) {
+    internal::SetBmi2(words_.data(), num_bits_, num_hashes(), hash);
+  } else {
+    internal::SetPortable(words_.data(), num_bits_, num_hashes(), hash);
+  }
+#else
+  internal::SetPortable(words_.data(), num_bits_, num_hashes(), hash);
+#endif
+  count_ = internal::SaturatedIncrement(count_, true);
 }
 
 bool BloomFilter::MayContain(std::string_view key) const noexcept {
@@ -370,25 +429,20 @@ void RunBatched(std::size_t n, const Hasher& hasher, const std::uint64_t* words,
 
 // Batch adds. The probe count is fixed once per batch, so that each key's probes are
 // unrolled, and each position is computed once: stored while its line is prefetched,
-// then read back to set the bit. Returns the adds that set at least one new bit (the
-// filter's count), in key order as single adds would count them. k > 16 takes the
-// generic RunBatched walk. Compiled portable and with BMI2, as the single-key probes.
+// then read back to set the bit. The bits are set without being tested (a batch add
+// counts every key). k > 16 takes the generic RunBatched walk. Compiled portable and
+// with BMI2, as the single-key probes.
 template <bool kMulx, typename Hasher>
-[[gnu::always_inline]] inline std::uint64_t AddBatched(std::size_t n, const Hasher& hasher, std::uint64_t* words,
-                                                       std::uint64_t num_bits, std::uint32_t num_hashes) noexcept {
-  return internal::WithProbeCount(
-      num_hashes, [&](auto num_probes) __attribute__((always_inline))->std::uint64_t {
-        std::uint64_t fresh = 0;
+[[gnu::always_inline]] inline void AddBatched(std::size_t n, const Hasher& hasher, std::uint64_t* words,
+                                              std::uint64_t num_bits, std::uint32_t num_hashes) noexcept {
+  internal::WithProbeCount(
+      num_hashes, [&](auto num_probes) __attribute__((always_inline))->bool {
         if constexpr (std::is_same_v<decltype(num_probes), std::uint32_t>) {
           RunBatched(n, hasher, words, num_bits, num_probes, true, [&](std::size_t, HashPair hash) {
-            std::uint64_t was_set = 1;
             ForEachProbe(hash, num_bits, num_probes, [&](std::uint64_t pos) {
-              std::uint64_t& word = words[pos >> 6];
-              was_set &= word >> (pos & 63);
-              word |= std::uint64_t{1} << (pos & 63);
+              words[pos >> 6] |= std::uint64_t{1} << (pos & 63);
               return true;
             });
-            fresh += (was_set & 1U) ^ 1U;
           });
         } else {
           constexpr std::uint32_t kProbes = decltype(num_probes)::value;
@@ -406,20 +460,14 @@ template <bool kMulx, typename Hasher>
               }
             }
             for (std::size_t j = 0; j < len; ++j) {
-              // SetBitCountSet, as Add's inline path: the key is new when fewer than k
-              // of its bits were set already.
-              std::uint32_t already = 0;
               for (std::uint32_t i = 0; i < kProbes; ++i) {
                 const std::uint64_t pos = positions[j][i];
-                std::uint64_t word = words[pos >> 6];
-                internal::SetBitCountSet(word, pos, already);
-                words[pos >> 6] = word;
+                words[pos >> 6] |= std::uint64_t{1} << (pos & 63);
               }
-              fresh += already < kProbes ? 1U : 0U;
             }
           }
         }
-        return fresh;
+        return true;
       });
 }
 
@@ -552,17 +600,17 @@ namespace internal {
 namespace {
 
 // The batch adds and queries of each input kind, in both instruction sets.
-std::uint64_t AddKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+void AddKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
                               std::span<const std::string_view> keys) noexcept {
-  return AddBatched<false>(keys.size(), KeyHasher{keys}, words, num_bits, num_hashes);
+  AddBatched<false>(keys.size(), KeyHasher{keys}, words, num_bits, num_hashes);
 }
-std::uint64_t AddShortKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+void AddShortKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
                                    std::span<const std::string_view> keys) noexcept {
-  return AddBatched<false>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
+  AddBatched<false>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
 }
-std::uint64_t AddHashesPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+void AddHashesPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
                                 std::span<const std::uint64_t> hashes) noexcept {
-  return AddBatched<false>(hashes.size(), HashExpander{hashes}, words, num_bits, num_hashes);
+  AddBatched<false>(hashes.size(), HashExpander{hashes}, words, num_bits, num_hashes);
 }
 std::size_t ContainsKeysPortable(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
                                  std::span<const std::string_view> keys, bool* out) noexcept {
@@ -579,20 +627,20 @@ std::size_t ContainsHashesPortable(const std::uint64_t* words, std::uint64_t num
 
 #ifdef BLOOMKIT_X86
 
-[[gnu::target("bmi,bmi2")]] std::uint64_t AddKeysBmi2(std::uint64_t* words, std::uint64_t num_bits,
+[[gnu::target("bmi,bmi2")]] void AddKeysBmi2(std::uint64_t* words, std::uint64_t num_bits,
                                                       std::uint32_t num_hashes,
                                                       std::span<const std::string_view> keys) noexcept {
-  return AddBatched<true>(keys.size(), KeyHasher{keys}, words, num_bits, num_hashes);
+  AddBatched<true>(keys.size(), KeyHasher{keys}, words, num_bits, num_hashes);
 }
-[[gnu::target("bmi,bmi2")]] std::uint64_t AddShortKeysBmi2(std::uint64_t* words, std::uint64_t num_bits,
+[[gnu::target("bmi,bmi2")]] void AddShortKeysBmi2(std::uint64_t* words, std::uint64_t num_bits,
                                                            std::uint32_t num_hashes,
                                                            std::span<const std::string_view> keys) noexcept {
-  return AddBatched<true>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
+  AddBatched<true>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
 }
-[[gnu::target("bmi,bmi2")]] std::uint64_t AddHashesBmi2(std::uint64_t* words, std::uint64_t num_bits,
+[[gnu::target("bmi,bmi2")]] void AddHashesBmi2(std::uint64_t* words, std::uint64_t num_bits,
                                                         std::uint32_t num_hashes,
                                                         std::span<const std::uint64_t> hashes) noexcept {
-  return AddBatched<true>(hashes.size(), HashExpander{hashes}, words, num_bits, num_hashes);
+  AddBatched<true>(hashes.size(), HashExpander{hashes}, words, num_bits, num_hashes);
 }
 [[gnu::target("bmi,bmi2")]] std::size_t ContainsKeysBmi2(const std::uint64_t* words, std::uint64_t num_bits,
                                                          std::uint32_t num_hashes,
@@ -618,14 +666,15 @@ std::size_t ContainsHashesPortable(const std::uint64_t* words, std::uint64_t num
 namespace {
 
 #ifdef BLOOMKIT_X86
-constexpr ClassicOps kBmi2Ops = {
-    InsertBmi2,       ContainsBmi2,  InsertShortKeyBmi2, ContainsShortKeyBmi2,  AddKeysBmi2,
-    AddShortKeysBmi2, AddHashesBmi2, ContainsKeysBmi2,   ContainsShortKeysBmi2, ContainsHashesBmi2};
+constexpr ClassicOps kBmi2Ops = {InsertBmi2,        SetBmi2,          ContainsBmi2,          InsertShortKeyBmi2,
+                                 SetShortKeyBmi2,   ContainsShortKeyBmi2, AddKeysBmi2,      AddShortKeysBmi2,
+                                 AddHashesBmi2,     ContainsKeysBmi2, ContainsShortKeysBmi2, ContainsHashesBmi2};
 #endif
 
-constexpr ClassicOps kPortableOps = {
-    InsertPortable,       ContainsPortable,  InsertShortKeyPortable, ContainsShortKeyPortable,  AddKeysPortable,
-    AddShortKeysPortable, AddHashesPortable, ContainsKeysPortable,   ContainsShortKeysPortable, ContainsHashesPortable};
+constexpr ClassicOps kPortableOps = {InsertPortable,        SetPortable,          ContainsPortable,
+                                     InsertShortKeyPortable, SetShortKeyPortable,  ContainsShortKeyPortable,
+                                     AddKeysPortable,       AddShortKeysPortable, AddHashesPortable,
+                                     ContainsKeysPortable,  ContainsShortKeysPortable, ContainsHashesPortable};
 
 }  // namespace
 
@@ -651,17 +700,22 @@ const ClassicOps& GetClassicOps(ClassicIsa isa) noexcept {
 
 Status BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
   const bool short_keys = hash_id() == kHashIdShort64;
+  count_ = internal::SaturatedCount(count_, keys.size());
 #ifdef BLOOMKIT_X86
   if (kUseBmi2) {
-    count_ = internal::SaturatedCount(
-        count_, short_keys ? internal::AddShortKeysBmi2(words_.data(), num_bits_, num_hashes(), keys)
-                           : internal::AddKeysBmi2(words_.data(), num_bits_, num_hashes(), keys));
+    if (short_keys) {
+      internal::AddShortKeysBmi2(words_.data(), num_bits_, num_hashes(), keys);
+    } else {
+      internal::AddKeysBmi2(words_.data(), num_bits_, num_hashes(), keys);
+    }
     return {};
   }
 #endif
-  count_ = internal::SaturatedCount(
-      count_, short_keys ? internal::AddShortKeysPortable(words_.data(), num_bits_, num_hashes(), keys)
-                         : internal::AddKeysPortable(words_.data(), num_bits_, num_hashes(), keys));
+  if (short_keys) {
+    internal::AddShortKeysPortable(words_.data(), num_bits_, num_hashes(), keys);
+  } else {
+    internal::AddKeysPortable(words_.data(), num_bits_, num_hashes(), keys);
+  }
   return {};
 }
 
@@ -678,14 +732,14 @@ std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys,
 }
 
 Status BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+  count_ = internal::SaturatedCount(count_, hashes.size());
 #ifdef BLOOMKIT_X86
   if (kUseBmi2) {
-    count_ = internal::SaturatedCount(count_, internal::AddHashesBmi2(words_.data(), num_bits_, num_hashes(), hashes));
+    internal::AddHashesBmi2(words_.data(), num_bits_, num_hashes(), hashes);
     return {};
   }
 #endif
-  count_ =
-      internal::SaturatedCount(count_, internal::AddHashesPortable(words_.data(), num_bits_, num_hashes(), hashes));
+  internal::AddHashesPortable(words_.data(), num_bits_, num_hashes(), hashes);
   return {};
 }
 

@@ -67,6 +67,19 @@ std::vector<std::byte> WithKeys(const Options& options, std::uint64_t n, bool co
   return f.Serialize(bloomkit::SaveOptions{.compress = compress});
 }
 
+inline void NewOrThrow(const bloomkit::Result<bool>& added) {
+  if (!added.ok()) throw std::runtime_error(added.error().message());
+}
+
+// The classic and blocked files hold the count of the adds that set a new bit: the
+// count AddIfAbsent keeps (Add counts every add), so their recipes add with it.
+template <typename Filter>
+std::vector<std::byte> WithNewKeys(const bloomkit::BloomOptions& options, std::uint64_t n, bool compress) {
+  Filter f = MakeOrThrow<Filter>(options);
+  for (const std::string& key : Keys(n)) NewOrThrow(f.AddIfAbsent(key));
+  return f.Serialize(bloomkit::SaveOptions{.compress = compress});
+}
+
 // key:0 .. key:<n-1> into a scalable filter (AddIfAbsent: its only add).
 inline std::vector<std::byte> ScalableWithKeys(const bloomkit::ScalableOptions& options, std::uint64_t n) {
   auto f = MakeOrThrow<bloomkit::ScalableBloomFilter>(options);
@@ -92,27 +105,27 @@ inline const std::vector<Recipe>& Recipes() {
   using bloomkit::FilterKind;
   static const std::vector<Recipe> recipes = {
       {"classic_empty.bkf", "classic, capacity 1000 at 1%, no keys: sizing and header", FilterKind::kClassic, false,
-       KeyForm::kStrings, 0, [] { return WithKeys<BloomFilter>({.capacity = 1000, .fp_rate = 0.01}, 0, false); }},
+       KeyForm::kStrings, 0, [] { return WithNewKeys<BloomFilter>({.capacity = 1000, .fp_rate = 0.01}, 0, false); }},
       {"classic_500.bkf", "classic, capacity 1000 at 1%, key:0..key:499: hash, probes, bit layout",
        FilterKind::kClassic, false, KeyForm::kStrings, 500,
-       [] { return WithKeys<BloomFilter>({.capacity = 1000, .fp_rate = 0.01}, 500, false); }},
+       [] { return WithNewKeys<BloomFilter>({.capacity = 1000, .fp_rate = 0.01}, 500, false); }},
       {"classic_500_zstd.bkf", "classic_500 with a zstd payload", FilterKind::kClassic, true, KeyForm::kStrings, 500,
-       [] { return WithKeys<BloomFilter>({.capacity = 1000, .fp_rate = 0.01}, 500, true); }},
+       [] { return WithNewKeys<BloomFilter>({.capacity = 1000, .fp_rate = 0.01}, 500, true); }},
       {"classic_1000bits_k3.bkf", "classic, explicit 1000 bits (not a whole word) and 3 hashes, key:0..key:99",
        FilterKind::kClassic, false, KeyForm::kStrings, 100,
-       [] { return WithKeys<BloomFilter>({.num_bits = 1000, .num_hashes = 3}, 100, false); }},
+       [] { return WithNewKeys<BloomFilter>({.num_bits = 1000, .num_hashes = 3}, 100, false); }},
       {"classic_hashes.bkf", "classic, capacity 200 at 1%, AddHash(0..199): ExpandHash", FilterKind::kClassic, false,
        KeyForm::kHashes, 200,
        [] {
          BloomFilter f = MakeOrThrow<BloomFilter>({.capacity = 200, .fp_rate = 0.01});
-         for (std::uint64_t i = 0; i < 200; ++i) OkOrThrow(f.AddHash(i));
+         for (std::uint64_t i = 0; i < 200; ++i) NewOrThrow(f.AddHashIfAbsent(i));
          return f.Serialize();
        }},
       {"classic_integers.bkf", "classic, capacity 200 at 1%, IntegerKey(-100..99): integer key bytes",
        FilterKind::kClassic, false, KeyForm::kIntegers, 200,
        [] {
          BloomFilter f = MakeOrThrow<BloomFilter>({.capacity = 200, .fp_rate = 0.01});
-         for (std::int64_t i = -100; i < 100; ++i) OkOrThrow(f.Add(bloomkit::IntegerKey(i)));
+         for (std::int64_t i = -100; i < 100; ++i) NewOrThrow(f.AddIfAbsent(bloomkit::IntegerKey(i)));
          return f.Serialize();
        }},
       // Written when 512-bit blocks were the layout of every blocked filter; today a filter
@@ -120,22 +133,22 @@ inline const std::vector<Recipe>& Recipes() {
       {"blocked_500.bkf", "blocked, capacity 1000 at 1%, key:0..key:499: block choice, salts, lanes",
        FilterKind::kBlocked, false, KeyForm::kStrings, 500,
        [] {
-         return WithKeys<BlockedBloomFilter>(
+         return WithNewKeys<BlockedBloomFilter>(
              {.capacity = 1000, .fp_rate = 0.01, .blocked_layout = bloomkit::BlockedLayout::kLines512}, 500, false);
        }},
       {"blocked_500_zstd.bkf", "blocked_500 with a zstd payload", FilterKind::kBlocked, true, KeyForm::kStrings, 500,
        [] {
-         return WithKeys<BlockedBloomFilter>(
+         return WithNewKeys<BlockedBloomFilter>(
              {.capacity = 1000, .fp_rate = 0.01, .blocked_layout = bloomkit::BlockedLayout::kLines512}, 500, true);
        }},
       {"blocked_k16.bkf", "blocked, 8 blocks and 16 hashes (two bits in every lane), key:0..key:99",
        FilterKind::kBlocked, false, KeyForm::kStrings, 100,
-       [] { return WithKeys<BlockedBloomFilter>({.num_bits = 4096, .num_hashes = 16}, 100, false); }},
+       [] { return WithNewKeys<BlockedBloomFilter>({.num_bits = 4096, .num_hashes = 16}, 100, false); }},
       // Blocked filters of 256-bit blocks (layout 1, hash id 3: XXH3-64).
       {"blocked256_500.bkf", "blocked, 256-bit blocks, capacity 1000 at 1%, key:0..key:499: XXH3-64, lanes",
        FilterKind::kBlocked, false, KeyForm::kStrings, 500,
        [] {
-         return WithKeys<BlockedBloomFilter>({.capacity = 1000,
+         return WithNewKeys<BlockedBloomFilter>({.capacity = 1000,
                                               .fp_rate = 0.01,
                                               .blocked_layout = bloomkit::BlockedLayout::kLanes256,
                                               .hash_id = bloomkit::kHashIdXxh3x64},
@@ -149,7 +162,7 @@ inline const std::vector<Recipe>& Recipes() {
                                                                  .num_hashes = 5,
                                                                  .blocked_layout = bloomkit::BlockedLayout::kLanes256,
                                                                  .hash_id = bloomkit::kHashIdXxh3x64});
-         for (std::uint64_t i = 0; i < 100; ++i) static_cast<void>(f.AddHash(i));
+         for (std::uint64_t i = 0; i < 100; ++i) NewOrThrow(f.AddHashIfAbsent(i));
          return f.Serialize();
        }},
       // Counting, scalable and cuckoo filters are what the Redis module writes into RDB

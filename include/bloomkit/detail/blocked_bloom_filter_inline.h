@@ -47,5 +47,14 @@ namespace internal {
   count_ = internal::SaturatedIncrement(count_, fresh);
   return fresh;
 }
+
+// Add's inline path: the block OR-ed with the mask, the count raised; the count does not
+// wait for the block, so the next key's miss overlaps this one's.
+[[gnu::target("avx2"), gnu::always_inline]] inline void BlockedBloomFilter::SetShortAvx2(std::uint64_t h) noexcept {
+  auto* block = reinterpret_cast<__m256i*>(words_.data() + internal::FastRangeMulx(h, num_blocks_) * 4);
+  const __m256i mask = internal::Lanes256MaskAvx2(h, lane_salts_, lane_ones_);
+  count_ = internal::SaturatedIncrement(count_, true);
+  _mm256_store_si256(block, _mm256_or_si256(_mm256_load_si256(block), mask));
+}
 }  // namespace bloomkit
 #endif

@@ -64,14 +64,16 @@ struct BlockedWords {
 // inline). Batches: hashing, block choice, prefetch and probe in one function, so that
 // nothing per key is a call (an out-of-line call costs up to half of a cache-resident
 // lookup); a group of kBatchGroup keys is hashed and its blocks prefetched before any
-// is probed. Inserts return whether the key set a new bit, batch inserts how many keys
-// did; batch queries write out[i] and return the hits.
+// is probed. `insert` returns whether the key set a new bit (AddIfAbsent); `set` and
+// the batch inserts only set the bits (Add, AddBatch); batch queries write out[i] and
+// return the hits.
 struct BlockedOps {
   bool (*insert)(std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept;
+  void (*set)(std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept;
   bool (*contains)(const std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept;
-  std::uint64_t (*insert_keys)(const BlockedWords& f, std::span<const std::string_view> keys) noexcept;
+  void (*insert_keys)(const BlockedWords& f, std::span<const std::string_view> keys) noexcept;
   std::size_t (*contains_keys)(const BlockedWords& f, std::span<const std::string_view> keys, bool* out) noexcept;
-  std::uint64_t (*insert_hashes)(const BlockedWords& f, std::span<const std::uint64_t> hashes) noexcept;
+  void (*insert_hashes)(const BlockedWords& f, std::span<const std::uint64_t> hashes) noexcept;
   std::size_t (*contains_hashes)(const BlockedWords& f, std::span<const std::uint64_t> hashes, bool* out) noexcept;
 };
 

@@ -41,19 +41,20 @@ constexpr std::uint64_t MixCallerHash(std::uint64_t hash) noexcept {
 // The layout's operations for one k and one instruction set. Single keys: hash, block
 // and probe in one call. *_hash take the final 64-bit hash (the key hash of a key, or
 // MixCallerHash of a caller's hash); batches of hashes take callers' hashes and mix them.
-// Inserts return whether the key set a new bit, batch inserts how many keys did; batch
-// queries write out[i] and return the hits.
+// insert_* return whether the key set a new bit (AddIfAbsent); set_* and the batch
+// inserts only set the bits (Add, AddHash, AddBatch: nothing waits on the old block);
+// batch queries write out[i] and return the hits.
 struct LanesOps {
   bool (*insert_key)(std::uint64_t* words, std::uint64_t num_blocks, std::string_view key) noexcept;
   bool (*contains_key)(const std::uint64_t* words, std::uint64_t num_blocks, std::string_view key) noexcept;
   bool (*insert_hash)(std::uint64_t* words, std::uint64_t num_blocks, std::uint64_t hash) noexcept;
   bool (*contains_hash)(const std::uint64_t* words, std::uint64_t num_blocks, std::uint64_t hash) noexcept;
-  std::uint64_t (*insert_keys)(std::uint64_t* words, std::uint64_t num_blocks,
-                               std::span<const std::string_view> keys) noexcept;
+  void (*set_key)(std::uint64_t* words, std::uint64_t num_blocks, std::string_view key) noexcept;
+  void (*set_hash)(std::uint64_t* words, std::uint64_t num_blocks, std::uint64_t hash) noexcept;
+  void (*insert_keys)(std::uint64_t* words, std::uint64_t num_blocks, std::span<const std::string_view> keys) noexcept;
   std::size_t (*contains_keys)(const std::uint64_t* words, std::uint64_t num_blocks,
                                std::span<const std::string_view> keys, bool* out) noexcept;
-  std::uint64_t (*insert_hashes)(std::uint64_t* words, std::uint64_t num_blocks,
-                                 std::span<const std::uint64_t> hashes) noexcept;
+  void (*insert_hashes)(std::uint64_t* words, std::uint64_t num_blocks, std::span<const std::uint64_t> hashes) noexcept;
   std::size_t (*contains_hashes)(const std::uint64_t* words, std::uint64_t num_blocks,
                                  std::span<const std::uint64_t> hashes, bool* out) noexcept;
 };
