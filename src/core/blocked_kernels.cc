@@ -104,7 +104,8 @@ struct Avx2Probe {
     _mm256_store_si256(b + 1, _mm256_or_si256(old_hi, hi));
     return !present;
   }
-  [[gnu::target("avx2")]] static void Set(std::uint64_t* block, std::uint64_t h2, const std::uint64_t* enable) noexcept {
+  [[gnu::target("avx2")]] static void Set(std::uint64_t* block, std::uint64_t h2,
+                                          const std::uint64_t* enable) noexcept {
     __m256i lo;
     __m256i hi;
     Masks(h2, enable, &lo, &hi);

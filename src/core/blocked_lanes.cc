@@ -325,8 +325,8 @@ template <typename Probe, typename KeyHash>
 constexpr LanesOps MakePortable() noexcept {
   using O = LaneOpsOf<Probe, KeyHash>;
   using E = PortableEntry<Probe, KeyHash>;
-  return LanesOps{&E::InsertKey,  &E::ContainsKey,  &O::InsertHash,   &O::ContainsHash,   &E::SetKey,
-                  &O::SetHash,    &O::InsertKeys,   &O::ContainsKeys, &O::InsertHashes, &O::ContainsHashes};
+  return LanesOps{&E::InsertKey, &E::ContainsKey, &O::InsertHash,   &O::ContainsHash, &E::SetKey,
+                  &O::SetHash,   &O::InsertKeys,  &O::ContainsKeys, &O::InsertHashes, &O::ContainsHashes};
 }
 
 template <typename KeyHash, std::size_t... kI>
@@ -372,8 +372,7 @@ struct Avx2Entry {
                                                                     std::uint64_t h) noexcept {
     return O::InsertHash(w, nb, h);
   }
-  [[gnu::target("avx2,bmi2"), gnu::flatten, gnu::noinline]] static void SetLongKey(std::uint64_t* w,
-                                                                                   std::uint64_t nb,
+  [[gnu::target("avx2,bmi2"), gnu::flatten, gnu::noinline]] static void SetLongKey(std::uint64_t* w, std::uint64_t nb,
                                                                                    std::string_view key) noexcept {
     O::SetKey(w, nb, key);
   }
@@ -410,8 +409,8 @@ struct Avx2Entry {
                                                                                bool* out) noexcept {
     return O::ContainsHashes(w, nb, hashes, out);
   }
-  static constexpr LanesOps kTable = {&InsertKey,  &ContainsKey,  &InsertHash,   &ContainsHash,   &SetKey,
-                                      &SetHash,    &InsertKeys,   &ContainsKeys, &InsertHashes, &ContainsHashes};
+  static constexpr LanesOps kTable = {&InsertKey, &ContainsKey, &InsertHash,   &ContainsHash, &SetKey,
+                                      &SetHash,   &InsertKeys,  &ContainsKeys, &InsertHashes, &ContainsHashes};
 };
 
 template <typename KeyHash, std::size_t... kI>

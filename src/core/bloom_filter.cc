@@ -287,8 +287,8 @@ bool ContainsShortKeyPortable(const std::uint64_t* words, std::uint64_t num_bits
                                          HashPair hash) noexcept {
   InsertProbes<true, false>(words, num_bits, num_hashes, hash);
 }
-[[gnu::target("bmi,bmi2")]] void SetShortKeyBmi2(std::uint64_t* words, std::uint64_t num_bits,
-                                                 std::uint32_t num_hashes, std::string_view key) noexcept {
+[[gnu::target("bmi,bmi2")]] void SetShortKeyBmi2(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                                 std::string_view key) noexcept {
   InsertProbes<true, false>(words, num_bits, num_hashes, HashKeyShortPairInline(key));
 }
 [[gnu::target("bmi,bmi2")]] bool ContainsBmi2(const std::uint64_t* words, std::uint64_t num_bits,
@@ -601,15 +601,15 @@ namespace {
 
 // The batch adds and queries of each input kind, in both instruction sets.
 void AddKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
-                              std::span<const std::string_view> keys) noexcept {
+                     std::span<const std::string_view> keys) noexcept {
   AddBatched<false>(keys.size(), KeyHasher{keys}, words, num_bits, num_hashes);
 }
 void AddShortKeysPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
-                                   std::span<const std::string_view> keys) noexcept {
+                          std::span<const std::string_view> keys) noexcept {
   AddBatched<false>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
 }
 void AddHashesPortable(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
-                                std::span<const std::uint64_t> hashes) noexcept {
+                       std::span<const std::uint64_t> hashes) noexcept {
   AddBatched<false>(hashes.size(), HashExpander{hashes}, words, num_bits, num_hashes);
 }
 std::size_t ContainsKeysPortable(const std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
@@ -627,19 +627,17 @@ std::size_t ContainsHashesPortable(const std::uint64_t* words, std::uint64_t num
 
 #ifdef BLOOMKIT_X86
 
-[[gnu::target("bmi,bmi2")]] void AddKeysBmi2(std::uint64_t* words, std::uint64_t num_bits,
-                                                      std::uint32_t num_hashes,
-                                                      std::span<const std::string_view> keys) noexcept {
+[[gnu::target("bmi,bmi2")]] void AddKeysBmi2(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                             std::span<const std::string_view> keys) noexcept {
   AddBatched<true>(keys.size(), KeyHasher{keys}, words, num_bits, num_hashes);
 }
 [[gnu::target("bmi,bmi2")]] void AddShortKeysBmi2(std::uint64_t* words, std::uint64_t num_bits,
-                                                           std::uint32_t num_hashes,
-                                                           std::span<const std::string_view> keys) noexcept {
+                                                  std::uint32_t num_hashes,
+                                                  std::span<const std::string_view> keys) noexcept {
   AddBatched<true>(keys.size(), ShortKeyHasher{keys}, words, num_bits, num_hashes);
 }
-[[gnu::target("bmi,bmi2")]] void AddHashesBmi2(std::uint64_t* words, std::uint64_t num_bits,
-                                                        std::uint32_t num_hashes,
-                                                        std::span<const std::uint64_t> hashes) noexcept {
+[[gnu::target("bmi,bmi2")]] void AddHashesBmi2(std::uint64_t* words, std::uint64_t num_bits, std::uint32_t num_hashes,
+                                               std::span<const std::uint64_t> hashes) noexcept {
   AddBatched<true>(hashes.size(), HashExpander{hashes}, words, num_bits, num_hashes);
 }
 [[gnu::target("bmi,bmi2")]] std::size_t ContainsKeysBmi2(const std::uint64_t* words, std::uint64_t num_bits,
@@ -666,15 +664,23 @@ std::size_t ContainsHashesPortable(const std::uint64_t* words, std::uint64_t num
 namespace {
 
 #ifdef BLOOMKIT_X86
-constexpr ClassicOps kBmi2Ops = {InsertBmi2,        SetBmi2,          ContainsBmi2,          InsertShortKeyBmi2,
-                                 SetShortKeyBmi2,   ContainsShortKeyBmi2, AddKeysBmi2,      AddShortKeysBmi2,
-                                 AddHashesBmi2,     ContainsKeysBmi2, ContainsShortKeysBmi2, ContainsHashesBmi2};
+constexpr ClassicOps kBmi2Ops = {
+    InsertBmi2,  SetBmi2,          ContainsBmi2,  InsertShortKeyBmi2, SetShortKeyBmi2,       ContainsShortKeyBmi2,
+    AddKeysBmi2, AddShortKeysBmi2, AddHashesBmi2, ContainsKeysBmi2,   ContainsShortKeysBmi2, ContainsHashesBmi2};
 #endif
 
-constexpr ClassicOps kPortableOps = {InsertPortable,        SetPortable,          ContainsPortable,
-                                     InsertShortKeyPortable, SetShortKeyPortable,  ContainsShortKeyPortable,
-                                     AddKeysPortable,       AddShortKeysPortable, AddHashesPortable,
-                                     ContainsKeysPortable,  ContainsShortKeysPortable, ContainsHashesPortable};
+constexpr ClassicOps kPortableOps = {InsertPortable,
+                                     SetPortable,
+                                     ContainsPortable,
+                                     InsertShortKeyPortable,
+                                     SetShortKeyPortable,
+                                     ContainsShortKeyPortable,
+                                     AddKeysPortable,
+                                     AddShortKeysPortable,
+                                     AddHashesPortable,
+                                     ContainsKeysPortable,
+                                     ContainsShortKeysPortable,
+                                     ContainsHashesPortable};
 
 }  // namespace
 

@@ -149,10 +149,10 @@ inline const std::vector<Recipe>& Recipes() {
        FilterKind::kBlocked, false, KeyForm::kStrings, 500,
        [] {
          return WithNewKeys<BlockedBloomFilter>({.capacity = 1000,
-                                              .fp_rate = 0.01,
-                                              .blocked_layout = bloomkit::BlockedLayout::kLanes256,
-                                              .hash_id = bloomkit::kHashIdXxh3x64},
-                                             500, false);
+                                                 .fp_rate = 0.01,
+                                                 .blocked_layout = bloomkit::BlockedLayout::kLanes256,
+                                                 .hash_id = bloomkit::kHashIdXxh3x64},
+                                                500, false);
        }},
       {"blocked256_k5_hashes.bkf",
        "blocked, 256-bit blocks, 8 blocks and 5 hashes (lanes 5..7 empty), AddHash(0..99): the caller-hash mix",

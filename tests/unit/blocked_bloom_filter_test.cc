@@ -461,6 +461,52 @@ TEST(BlockedBloomFilterTest, ClearAndAddIfAbsent) {
   EXPECT_TRUE(f == MakeFilter({.capacity = 1000, .fp_rate = 0.01}));
 }
 
+// count() is the adds recorded (docs/FILTERS.md): every Add, AddHash and batch key
+// counts, a repeated key too, while AddIfAbsent and AddHashIfAbsent count only keys that
+// set a new bit; all of them set the same bits. For both layouts (the 256-bit one with
+// hash id 4 and 8-byte keys, the inline path of -mavx2 callers, and longer keys).
+TEST(BlockedBloomFilterTest, AddCountsEveryAddAndAddIfAbsentOnlyNewKeys) {
+  for (const BlockedLayout layout : {BlockedLayout::kLanes256, BlockedLayout::kLines512}) {
+    SCOPED_TRACE(testing::Message() << "layout " << static_cast<int>(layout));
+    const BloomOptions options{.capacity = 2000, .fp_rate = 0.01, .blocked_layout = layout};
+    auto plain = MakeFilter(options);
+    auto if_absent = MakeFilter(options);
+    auto batched = MakeFilter(options);
+    std::vector<std::string> keys;
+    for (std::uint64_t i = 0; i < 1000; ++i)
+      keys.push_back(std::string(Key('c', i % 500).view().substr(0, 5 + i % 500 % 7)));
+    const std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::uint64_t fresh = 0;
+    for (std::size_t i = 0; i < views.size(); ++i) {
+      ASSERT_TRUE(plain.Add(views[i]).ok());
+      ASSERT_EQ(plain.count(), i + 1) << "a plain add is counted, repeated or not";
+      const bool added = if_absent.AddIfAbsent(views[i]).value();
+      if (i >= 500) {
+        ASSERT_FALSE(added) << "key " << i << " was added before";
+      }
+      fresh += added ? 1U : 0U;
+      ASSERT_EQ(if_absent.count(), fresh);
+    }
+    EXPECT_GE(fresh, 490U);  // 500 distinct keys, a few false positives at most
+    ASSERT_TRUE(batched.AddBatch(views).ok());
+    EXPECT_EQ(batched.count(), views.size());
+    EXPECT_TRUE(std::ranges::equal(plain.words(), if_absent.words()));
+    EXPECT_TRUE(std::ranges::equal(plain.words(), batched.words()));
+    EXPECT_NEAR(static_cast<double>(plain.EstimatedCount()), 500, 50);
+    // Caller hashes: AddHash and AddHashBatch count every call, AddHashIfAbsent new ones.
+    auto hashed = MakeFilter(options);
+    for (std::uint64_t i = 0; i < 300; ++i) ASSERT_TRUE(hashed.AddHash(i % 100).ok());
+    EXPECT_EQ(hashed.count(), 300U);
+    std::vector<std::uint64_t> hashes(300);
+    for (std::uint64_t i = 0; i < 300; ++i) hashes[i] = i % 100;
+    ASSERT_TRUE(hashed.AddHashBatch(hashes).ok());
+    EXPECT_EQ(hashed.count(), 600U);
+    for (std::uint64_t i = 0; i < 100; ++i) EXPECT_FALSE(hashed.AddHashIfAbsent(i).value());
+    EXPECT_TRUE(hashed.AddHashIfAbsent(1000).value());
+    EXPECT_EQ(hashed.count(), 601U);
+  }
+}
+
 TEST(BlockedBloomFilterTest, AddHashUsesTheExpandedHash) {
   auto a = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
   auto b = MakeFilter({.capacity = 1000, .fp_rate = 0.01});

@@ -43,6 +43,8 @@ TEST(BlockedInlineTest, InlineAddAndQueryMatchTheLibrary) {
     for (const auto& key : keys) ASSERT_TRUE(inline_adds.Add(key).ok());
     ASSERT_TRUE(library_adds.AddBatch(views).ok());
     ASSERT_EQ(inline_adds, library_adds) << "k = " << k;  // words and count
+    // Every add is counted, the repeated keys (the empty key, "xxxx") too.
+    ASSERT_EQ(inline_adds.count(), keys.size());
 
     std::vector<std::string> probes;
     for (std::uint64_t i = 0; i < 20000; ++i) {

@@ -666,6 +666,51 @@ TEST(BloomFilterTest, ClearZeroesEveryWord) {
   EXPECT_TRUE(f == MakeFilter({.capacity = 1000, .fp_rate = 0.01}));
 }
 
+// count() is the adds recorded (docs/FILTERS.md): every Add, AddHash and batch key
+// counts, a repeated key too; AddIfAbsent counts only keys that set a new bit; all of
+// them set the same bits. Under both hashes, with 8-byte keys (hash id 4's inline path)
+// and other lengths.
+TEST(BloomFilterTest, AddCountsEveryAddAndAddIfAbsentOnlyNewKeys) {
+  for (const std::uint16_t hash_id : {kHashIdXxh3DoubleHashing, kHashIdShort64}) {
+    SCOPED_TRACE(testing::Message() << "hash id " << hash_id);
+    const BloomOptions options{.capacity = 2000, .fp_rate = 0.01, .hash_id = hash_id};
+    auto plain = MakeFilter(options);
+    auto if_absent = MakeFilter(options);
+    auto batched = MakeFilter(options);
+    std::vector<std::string> keys;
+    for (std::uint64_t i = 0; i < 1000; ++i)
+      keys.push_back(std::string(Key('c', i % 500).view().substr(0, 5 + i % 500 % 7)));
+    const std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::uint64_t fresh = 0;
+    for (std::size_t i = 0; i < views.size(); ++i) {
+      ASSERT_TRUE(plain.Add(views[i]).ok());
+      ASSERT_EQ(plain.count(), i + 1) << "a plain add is counted, repeated or not";
+      const bool added = if_absent.AddIfAbsent(views[i]).value();
+      if (i >= 500) {
+        ASSERT_FALSE(added) << "key " << i << " was added before";
+      }
+      fresh += added ? 1U : 0U;
+      ASSERT_EQ(if_absent.count(), fresh);
+    }
+    EXPECT_GE(fresh, 490U);
+    ASSERT_TRUE(batched.AddBatch(views).ok());
+    EXPECT_EQ(batched.count(), views.size());
+    EXPECT_TRUE(std::ranges::equal(plain.words(), if_absent.words()));
+    EXPECT_TRUE(std::ranges::equal(plain.words(), batched.words()));
+    EXPECT_NEAR(static_cast<double>(plain.EstimatedCount()), 500, 50);
+    auto hashed = MakeFilter(options);
+    for (std::uint64_t i = 0; i < 300; ++i) ASSERT_TRUE(hashed.AddHash(i % 100).ok());
+    EXPECT_EQ(hashed.count(), 300U);
+    std::vector<std::uint64_t> hashes(300);
+    for (std::uint64_t i = 0; i < 300; ++i) hashes[i] = i % 100;
+    ASSERT_TRUE(hashed.AddHashBatch(hashes).ok());
+    EXPECT_EQ(hashed.count(), 600U);
+    for (std::uint64_t i = 0; i < 100; ++i) EXPECT_FALSE(hashed.AddHashIfAbsent(i).value());
+    EXPECT_TRUE(hashed.AddHashIfAbsent(1000).value());
+    EXPECT_EQ(hashed.count(), 601U);
+  }
+}
+
 TEST(BloomFilterTest, AddIfAbsentCountsOnlyNewKeys) {
   auto f = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
   EXPECT_TRUE(f.AddIfAbsent("x").value());
