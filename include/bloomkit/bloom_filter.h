@@ -11,10 +11,11 @@
 //    Merge and Intersect need exclusive access (ConcurrentBloomFilter adds lock-free).
 //
 // Layout: m bits in ceil(m/64) little-endian 64-bit words; bit i is bit (i % 64) of
-// word i / 64. Key -> XXH3-128 (hash id 1, the default) or the short-key hash expanded
-// to a pair (hash id 4, ShortKeyPair: cheaper for keys of up to 8 bytes) -> k positions
-// by enhanced double hashing (hash.h), each mapped to [0, m) by a 128-bit multiply. m
-// need not be a power of two.
+// word i / 64. Key -> the short-key hash expanded to a pair (hash id 4, ShortKeyPair:
+// the default of new filters, a few instructions for keys of up to 8 bytes) or XXH3-128
+// (hash id 1, on request and in older files) -> k positions by enhanced double hashing
+// (hash.h), each mapped to [0, m) by a 128-bit multiply, so they reach every bit of a
+// filter of any size. m need not be a power of two.
 //
 //   auto filter = bloomkit::BloomFilter::Create({.capacity = 1'000'000, .fp_rate = 0.01});
 //   filter->Add("user:42");

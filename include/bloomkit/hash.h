@@ -39,6 +39,9 @@ inline constexpr std::uint16_t kHashIdXxh3x64 = 3;
 // classic filters (BloomOptions::hash_id = 4) expand it to a pair with ShortKeyPair and
 // probe as with id 1. Keys of up to 8 bytes cost two multiplies instead of XXH3's three.
 inline constexpr std::uint16_t kHashIdShort64 = 4;
+// The hash of a classic filter whose options name none (BloomOptions::hash_id = 0).
+// A file keeps the id it was written with; loading never changes it.
+inline constexpr std::uint16_t kDefaultClassicHashId = kHashIdShort64;
 // The seed of XXH3-128, the ASCII bytes of "bloomkit" read as a big-endian number.
 inline constexpr std::uint64_t kHashSeed = 0x626c6f6f6d6b6974ULL;
 // The hash scheme of the RedisBloom-compatible kinds (redisbloom.h): RedisBloom's

@@ -67,8 +67,9 @@ struct BloomOptions {
   // fp_rate >= 0.1%, 512-bit ones below; sized by num_bits and num_hashes, kLines512.
   std::optional<BlockedLayout> blocked_layout = std::nullopt;
   // The hash id (hash.h). Blocked filters of 256-bit blocks: kHashIdShort64 or
-  // kHashIdXxh3x64, and 0 picks kHashIdShort64. Classic filters: kHashIdXxh3DoubleHashing
-  // (0 picks it) or kHashIdShort64, cheaper for keys of up to 8 bytes. 512-bit blocked
+  // kHashIdXxh3x64, and 0 picks kHashIdShort64. Classic filters: kHashIdShort64 (0 picks
+  // it, kDefaultClassicHashId) or kHashIdXxh3DoubleHashing, the hash of classic filters
+  // created before hash id 4 became their default (their files keep it). 512-bit blocked
   // filters and counting filters (CountingOptions::bloom): 0 or kHashIdXxh3DoubleHashing,
   // their only hash. Any other id is kInvalidArgument, never quietly replaced.
   std::uint16_t hash_id = 0;

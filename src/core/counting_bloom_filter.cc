@@ -232,7 +232,8 @@ Result<BloomFilter> CountingBloomFilter::ToBloomFilter() const {
   auto bloom = BloomFilter::Create({.capacity = capacity_,
                                     .num_bits = num_counters_,
                                     .num_hashes = num_hashes_,
-                                    .max_memory_bytes = std::numeric_limits<std::uint64_t>::max()});
+                                    .max_memory_bytes = std::numeric_limits<std::uint64_t>::max(),
+                                    .hash_id = kHashIdXxh3DoubleHashing});
   if (!bloom.ok()) return bloom;
   std::uint64_t* bits = bloom->words_.data();
   for (std::uint64_t i = 0; i < num_counters_; ++i) {

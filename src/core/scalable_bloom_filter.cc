@@ -124,7 +124,10 @@ void ForEachGroup(std::size_t n, const HashOf& hash_of, const ScalableBloomFilte
 Result<BloomFilter> ScalableBloomFilter::CreateStage(std::uint64_t capacity, double fp_rate,
                                                      std::uint64_t max_memory_bytes, bool whole_words) {
   if (!whole_words)
-    return BloomFilter::Create({.capacity = capacity, .fp_rate = fp_rate, .max_memory_bytes = max_memory_bytes});
+    return BloomFilter::Create({.capacity = capacity,
+                                .fp_rate = fp_rate,
+                                .max_memory_bytes = max_memory_bytes,
+                                .hash_id = kHashIdXxh3DoubleHashing});
   auto params = CalculateParameters(capacity, fp_rate, FilterKind::kClassic, max_memory_bytes);
   if (!params.ok()) return std::move(params).error();
   const std::uint64_t words = params->bytes / 8;

@@ -104,27 +104,44 @@ inline const std::vector<Recipe>& Recipes() {
   using bloomkit::CuckooFilter;
   using bloomkit::FilterKind;
   static const std::vector<Recipe> recipes = {
+      // Written when XXH3-128 (hash id 1) was the classic filter's default; new filters
+      // get hash id 4 unless they ask, so these ask.
       {"classic_empty.bkf", "classic, capacity 1000 at 1%, no keys: sizing and header", FilterKind::kClassic, false,
-       KeyForm::kStrings, 0, [] { return WithNewKeys<BloomFilter>({.capacity = 1000, .fp_rate = 0.01}, 0, false); }},
+       KeyForm::kStrings, 0,
+       [] {
+         return WithNewKeys<BloomFilter>(
+             {.capacity = 1000, .fp_rate = 0.01, .hash_id = bloomkit::kHashIdXxh3DoubleHashing}, 0, false);
+       }},
       {"classic_500.bkf", "classic, capacity 1000 at 1%, key:0..key:499: hash, probes, bit layout",
        FilterKind::kClassic, false, KeyForm::kStrings, 500,
-       [] { return WithNewKeys<BloomFilter>({.capacity = 1000, .fp_rate = 0.01}, 500, false); }},
+       [] {
+         return WithNewKeys<BloomFilter>(
+             {.capacity = 1000, .fp_rate = 0.01, .hash_id = bloomkit::kHashIdXxh3DoubleHashing}, 500, false);
+       }},
       {"classic_500_zstd.bkf", "classic_500 with a zstd payload", FilterKind::kClassic, true, KeyForm::kStrings, 500,
-       [] { return WithNewKeys<BloomFilter>({.capacity = 1000, .fp_rate = 0.01}, 500, true); }},
+       [] {
+         return WithNewKeys<BloomFilter>(
+             {.capacity = 1000, .fp_rate = 0.01, .hash_id = bloomkit::kHashIdXxh3DoubleHashing}, 500, true);
+       }},
       {"classic_1000bits_k3.bkf", "classic, explicit 1000 bits (not a whole word) and 3 hashes, key:0..key:99",
        FilterKind::kClassic, false, KeyForm::kStrings, 100,
-       [] { return WithNewKeys<BloomFilter>({.num_bits = 1000, .num_hashes = 3}, 100, false); }},
+       [] {
+         return WithNewKeys<BloomFilter>(
+             {.num_bits = 1000, .num_hashes = 3, .hash_id = bloomkit::kHashIdXxh3DoubleHashing}, 100, false);
+       }},
       {"classic_hashes.bkf", "classic, capacity 200 at 1%, AddHash(0..199): ExpandHash", FilterKind::kClassic, false,
        KeyForm::kHashes, 200,
        [] {
-         BloomFilter f = MakeOrThrow<BloomFilter>({.capacity = 200, .fp_rate = 0.01});
+         BloomFilter f = MakeOrThrow<BloomFilter>(
+             {.capacity = 200, .fp_rate = 0.01, .hash_id = bloomkit::kHashIdXxh3DoubleHashing});
          for (std::uint64_t i = 0; i < 200; ++i) NewOrThrow(f.AddHashIfAbsent(i));
          return f.Serialize();
        }},
       {"classic_integers.bkf", "classic, capacity 200 at 1%, IntegerKey(-100..99): integer key bytes",
        FilterKind::kClassic, false, KeyForm::kIntegers, 200,
        [] {
-         BloomFilter f = MakeOrThrow<BloomFilter>({.capacity = 200, .fp_rate = 0.01});
+         BloomFilter f = MakeOrThrow<BloomFilter>(
+             {.capacity = 200, .fp_rate = 0.01, .hash_id = bloomkit::kHashIdXxh3DoubleHashing});
          for (std::int64_t i = -100; i < 100; ++i) NewOrThrow(f.AddIfAbsent(bloomkit::IntegerKey(i)));
          return f.Serialize();
        }},
