@@ -32,7 +32,8 @@
 //    boost-classic.
 //  - classic and blocked are what Create({.capacity, .fp_rate}) gives (the defaults:
 //    blocked is DefaultBlockedLayout's layout for the rate); blocked512 and blocked256
-//    ask for a layout, classic4 for hash id 4 (the short-key hash).
+//    ask for a layout, classic4 for hash id 4 (the short-key hash, the classic default)
+//    and classic1 for hash id 1 (XXH3-128).
 #include <bloom.h>
 
 #include <algorithm>
@@ -130,8 +131,10 @@ class Bloomkit {
  public:
   static constexpr bool kHasBatch = true;
   static constexpr std::string_view kName =
-      Filter::kKind == FilterKind::kClassic ? (kHashId == kHashIdShort64 ? "bloomkit-classic4" : "bloomkit-classic")
-      : kLayout == kDefaultLayout           ? "bloomkit-blocked"
+      Filter::kKind == FilterKind::kClassic                   ? (kHashId == kHashIdShort64             ? "bloomkit-classic4"
+                                                                 : kHashId == kHashIdXxh3DoubleHashing ? "bloomkit-classic1"
+                                                                                                       : "bloomkit-classic")
+      : kLayout == kDefaultLayout                             ? "bloomkit-blocked"
       : kLayout == static_cast<int>(BlockedLayout::kLanes256) ? "bloomkit-blocked256"
                                                               : "bloomkit-blocked512";
 
@@ -380,12 +383,13 @@ struct Options {
 };
 
 [[noreturn]] void Usage(const std::string& error) {
-  std::cerr << "bloomkit_compare: " << error << "\n"
-            << "usage: bloomkit_compare [--n=1e6,1e7] [--key-bytes=8,url] [--fp-rate=0.01,0.001]\n"
-               "                        "
-               "[--filters=libbloom,classic,classic4,blocked,blocked512,blocked256,boost-fmb32x8,boost-classic]\n"
-               "                        [--reps=5] [--queries=1e6] [--threads=2]\n"
-               "                        [--quick] [--json[=FILE]]\n";
+  std::cerr
+      << "bloomkit_compare: " << error << "\n"
+      << "usage: bloomkit_compare [--n=1e6,1e7] [--key-bytes=8,url] [--fp-rate=0.01,0.001]\n"
+         "                        "
+         "[--filters=libbloom,classic,classic1,classic4,blocked,blocked512,blocked256,boost-fmb32x8,boost-classic]\n"
+         "                        [--reps=5] [--queries=1e6] [--threads=2]\n"
+         "                        [--quick] [--json[=FILE]]\n";
   std::exit(2);
 }
 
@@ -458,10 +462,11 @@ Options ParseOptions(int argc, char** argv) {
       o.filters.clear();
       for (const auto& s : SplitList(need())) {
         const bool boost = s == "boost-fmb32x8" || s == "boost-classic";
-        if (s != "libbloom" && s != "classic" && s != "classic4" && s != "blocked" && s != "blocked512" &&
-            s != "blocked256" && !boost) {
+        if (s != "libbloom" && s != "classic" && s != "classic1" && s != "classic4" && s != "blocked" &&
+            s != "blocked512" && s != "blocked256" && !boost) {
           Usage(
-              "--filters takes libbloom, classic, classic4, blocked, blocked256, boost-fmb32x8, boost-classic; got '" +
+              "--filters takes libbloom, classic, classic1, classic4, blocked, blocked512, blocked256, boost-fmb32x8, "
+              "boost-classic; got '" +
               s + "'");
         }
         if (boost && !kHaveBoost) {
@@ -550,6 +555,10 @@ Workload RunWorkload(const Options& o, std::uint64_t n, KeyShape shape, double f
     if (f == "libbloom") contenders.push_back(std::make_unique<Contender>(std::in_place_type<Libbloom>, n, fp_rate));
     if (f == "classic") {
       contenders.push_back(std::make_unique<Contender>(std::in_place_type<Bloomkit<BloomFilter>>, n, fp_rate));
+    }
+    if (f == "classic1") {
+      contenders.push_back(std::make_unique<Contender>(
+          std::in_place_type<Bloomkit<BloomFilter, kDefaultLayout, kHashIdXxh3DoubleHashing>>, n, fp_rate));
     }
     if (f == "classic4") {
       contenders.push_back(std::make_unique<Contender>(
