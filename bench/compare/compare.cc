@@ -266,15 +266,16 @@ using BoostClassic = Boost<Key, 7, boost::bloom::block<unsigned char, 1>, 7>;
 using Contender =
     std::variant<Libbloom, Bloomkit<BloomFilter>, Bloomkit<BlockedBloomFilter>, Bloomkit<BlockedBloomFilter, kLines512>,
                  Bloomkit<BlockedBloomFilter, kLanes256>, Bloomkit<BloomFilter, kDefaultLayout, kHashIdShort64>,
-                 BoostFmb32<std::uint64_t>, BoostFmb32<std::string_view>, BoostClassic<std::uint64_t>,
-                 BoostClassic<std::string_view>>;
+                 Bloomkit<BloomFilter, kDefaultLayout, kHashIdXxh3DoubleHashing>, BoostFmb32<std::uint64_t>,
+                 BoostFmb32<std::string_view>, BoostClassic<std::uint64_t>, BoostClassic<std::string_view>>;
 constexpr bool kHaveBoost = true;
 
 #else
 
 using Contender =
     std::variant<Libbloom, Bloomkit<BloomFilter>, Bloomkit<BlockedBloomFilter>, Bloomkit<BlockedBloomFilter, kLines512>,
-                 Bloomkit<BlockedBloomFilter, kLanes256>, Bloomkit<BloomFilter, kDefaultLayout, kHashIdShort64>>;
+                 Bloomkit<BlockedBloomFilter, kLanes256>, Bloomkit<BloomFilter, kDefaultLayout, kHashIdShort64>,
+                 Bloomkit<BloomFilter, kDefaultLayout, kHashIdXxh3DoubleHashing>>;
 constexpr bool kHaveBoost = false;
 
 #endif  // BLOOMKIT_HAVE_BOOST_BLOOM

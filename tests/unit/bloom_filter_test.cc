@@ -400,7 +400,7 @@ TEST(BloomFilterHashingTest, KnownPositions) {
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << "key \"" << c.key << "\"");
     EXPECT_EQ(ReferencePositions(c.key, kBits, kHashes), c.positions);
-    auto f = MakeFilter({.num_bits = kBits, .num_hashes = kHashes});
+    auto f = MakeFilter({.num_bits = kBits, .num_hashes = kHashes, .hash_id = kHashIdXxh3DoubleHashing});
     EXPECT_TRUE(f.Add(c.key).ok());
     const std::set<std::uint64_t> distinct(c.positions.begin(), c.positions.end());
     EXPECT_EQ(f.CountSetBits(), distinct.size()) << "bits set other than the key's positions";
@@ -427,7 +427,7 @@ TEST(BloomFilterHashingTest, ProbeIncrementsArePinned) {
 // Every key's bits are where the documented probe sequence puts them.
 TEST(BloomFilterHashingTest, MatchesTheDocumentedProbeSequence) {
   for (const std::uint32_t k : {1U, 2U, 7U, 13U, 64U}) {
-    auto f = MakeFilter({.num_bits = 100'003, .num_hashes = k});
+    auto f = MakeFilter({.num_bits = 100'003, .num_hashes = k, .hash_id = kHashIdXxh3DoubleHashing});
     for (std::uint64_t i = 0; i < 200; ++i) {
       const Key key('p', i);
       EXPECT_TRUE(f.Add(key).ok());
@@ -441,7 +441,7 @@ TEST(BloomFilterHashingTest, MatchesTheDocumentedProbeSequence) {
 // 64-bit sizes: a filter of 2^33 + 7 bits (1 GiB) sets and finds bits past 2^32.
 TEST(BloomFilterLargeTest, BitsAboveTwoToThe32Work) {
   const std::uint64_t kBits = (std::uint64_t{1} << 33) + 7;
-  auto f = MakeFilter({.num_bits = kBits, .num_hashes = 3});
+  auto f = MakeFilter({.num_bits = kBits, .num_hashes = 3, .hash_id = kHashIdXxh3DoubleHashing});
   ASSERT_EQ(f.num_bits(), kBits);
   ASSERT_EQ(f.words().size(), (kBits + 63) / 64);
   // Pinned: "bloomkit" probes 3327877198, 6043302950 (> 2^32) and 5477665645 (> 2^32).
@@ -493,8 +493,10 @@ std::vector<std::uint64_t> ShortReferencePositions(std::string_view key, std::ui
   return out;
 }
 
-TEST(BloomFilterShortHashTest, IdIsChosenByTheOptionsAndDefaultsToOne) {
-  EXPECT_EQ(MakeFilter({.capacity = 1000}).hash_id(), kHashIdXxh3DoubleHashing);
+TEST(BloomFilterShortHashTest, IdIsChosenByTheOptionsAndDefaultsToFour) {
+  EXPECT_EQ(kDefaultClassicHashId, kHashIdShort64);
+  EXPECT_EQ(MakeFilter({.capacity = 1000}).hash_id(), kHashIdShort64);
+  EXPECT_EQ(MakeFilter({.num_bits = 1000, .num_hashes = 3}).hash_id(), kHashIdShort64);
   EXPECT_EQ(MakeFilter({.capacity = 1000, .hash_id = 1}).hash_id(), kHashIdXxh3DoubleHashing);
   const BloomFilter f = MakeFilter({.capacity = 1000, .hash_id = 4});
   EXPECT_EQ(f.hash_id(), kHashIdShort64);
@@ -547,7 +549,7 @@ TEST(BloomFilterShortHashTest, KeysTakeTheDocumentedProbes) {
   EXPECT_EQ(f.CountSetBits(), 4976U);
   EXPECT_EQ(false_positives, 111U);  // 1.11%, target 1%
   // Id 1 sets other bits for the same keys.
-  BloomFilter classic = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  BloomFilter classic = MakeFilter({.capacity = 1000, .fp_rate = 0.01, .hash_id = kHashIdXxh3DoubleHashing});
   for (std::uint64_t i = 0; i < 1000; ++i) EXPECT_TRUE(classic.Add(IntegerKey(i)).ok());
   EXPECT_FALSE(std::equal(f.words().begin(), f.words().end(), classic.words().begin()));
 }
@@ -555,7 +557,7 @@ TEST(BloomFilterShortHashTest, KeysTakeTheDocumentedProbes) {
 // Filters of different hash ids set different bits for one key: merging or intersecting
 // them is refused, and neither changes.
 TEST(BloomFilterShortHashTest, MergeAndIntersectRefuseAnotherHashId) {
-  BloomFilter a = MakeFilter({.num_bits = 4096, .num_hashes = 3});
+  BloomFilter a = MakeFilter({.num_bits = 4096, .num_hashes = 3, .hash_id = kHashIdXxh3DoubleHashing});
   BloomFilter b = MakeFilter({.num_bits = 4096, .num_hashes = 3, .hash_id = 4});
   EXPECT_TRUE(a.Add("a").ok());
   EXPECT_TRUE(b.Add("b").ok());
@@ -572,7 +574,7 @@ TEST(BloomFilterShortHashTest, MergeAndIntersectRefuseAnotherHashId) {
   }
   EXPECT_TRUE(a == a0);
   EXPECT_TRUE(b == b0);
-  EXPECT_FALSE(MakeFilter({.num_bits = 4096, .num_hashes = 3}) ==
+  EXPECT_FALSE(MakeFilter({.num_bits = 4096, .num_hashes = 3, .hash_id = kHashIdXxh3DoubleHashing}) ==
                MakeFilter({.num_bits = 4096, .num_hashes = 3, .hash_id = 4}));
   BloomFilter c = MakeFilter({.num_bits = 4096, .num_hashes = 3, .hash_id = 4});
   EXPECT_TRUE(c.Add("c").ok());
@@ -931,10 +933,14 @@ TEST(BloomFilterTest, AddHashUsesTheExpandedHash) {
   EXPECT_TRUE(a.MayContainHashPair(ExpandHash(42)));
   EXPECT_FALSE(a.AddHashIfAbsent(42).value());
   EXPECT_TRUE(a.AddHashIfAbsent(43).value());
-  // A key and its HashKey pair are the same thing.
-  auto c = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  // A key and its HashKey pair are the same thing under hash id 1, its ShortKeyPair
+  // under hash id 4.
+  auto c = MakeFilter({.capacity = 1000, .fp_rate = 0.01, .hash_id = kHashIdXxh3DoubleHashing});
   c.AddHashPair(HashKey("k"));
   EXPECT_TRUE(c.MayContain("k"));
+  auto d = MakeFilter({.capacity = 1000, .fp_rate = 0.01});
+  d.AddHashPair(HashKeyShortPair("k"));
+  EXPECT_TRUE(d.MayContain("k"));
 }
 
 // ---------------------------------------------------------------------- merge

@@ -94,7 +94,7 @@ TEST(ConcurrentBloomFilterTest, HashIdsAreTheWrappedKinds) {
     EXPECT_TRUE(concurrent->Add(Key(kPresent, i)).ok());
   }
   EXPECT_EQ(concurrent->Serialize(), plain->Serialize());
-  EXPECT_EQ(ConcurrentBloomFilter::Create({.capacity = 1000})->hash_id(), bloomkit::kHashIdXxh3DoubleHashing);
+  EXPECT_EQ(ConcurrentBloomFilter::Create({.capacity = 1000})->hash_id(), bloomkit::kDefaultClassicHashId);
   EXPECT_TRUE(ConcurrentBlockedBloomFilter::Create({.capacity = 1000, .hash_id = 1}).ok());
   for (const int id : {2, 3, 5}) {
     auto bad = ConcurrentBloomFilter::Create({.capacity = 1000, .hash_id = static_cast<std::uint16_t>(id)});

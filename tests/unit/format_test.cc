@@ -763,7 +763,7 @@ TEST(InspectTest, ReportsTheHeaderOfAValidFile) {
     ASSERT_TRUE(header.ok()) << header.error().message();
     EXPECT_EQ(header->format_version, 1U);
     EXPECT_EQ(header->kind, FilterKind::kClassic);
-    EXPECT_EQ(header->hash_id, kHashIdXxh3DoubleHashing);
+    EXPECT_EQ(header->hash_id, kDefaultClassicHashId);
     EXPECT_EQ(header->hash_seed, kHashSeed);
     EXPECT_EQ(header->capacity, 5000U);
     EXPECT_EQ(header->count, f.count());
