@@ -8,6 +8,7 @@ namespace {
 
 struct ClassicTraits : DefaultFilterTraits<bloomkit::BloomFilter> {
   static constexpr std::string_view kName = "classic";
+  static constexpr std::uint16_t kHashId = bloomkit::kDefaultClassicHashId;  // what Create gives
   static bloomkit::Result<Filter> Make(std::uint64_t capacity, double fp_rate) {
     return Filter::Create({.capacity = capacity, .fp_rate = fp_rate});
   }

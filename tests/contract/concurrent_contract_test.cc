@@ -11,6 +11,7 @@ namespace {
 
 struct ConcurrentClassicTraits : DefaultFilterTraits<bloomkit::ConcurrentBloomFilter> {
   static constexpr std::string_view kName = "concurrent classic";
+  static constexpr std::uint16_t kHashId = bloomkit::kDefaultClassicHashId;  // what Create gives
   static bloomkit::Result<Filter> Make(std::uint64_t capacity, double fp_rate) {
     return Filter::Create({.capacity = capacity, .fp_rate = fp_rate});
   }

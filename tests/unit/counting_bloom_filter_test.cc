@@ -143,7 +143,9 @@ TEST(CountingBloomFilterTest, SizedLikeTheClassicFilterWithWiderCells) {
 }
 
 TEST(CountingBloomFilterTest, PositionsAreTheClassicFiltersPositions) {
-  auto classic = bloomkit::BloomFilter::Create({.capacity = 20'000, .fp_rate = 0.01});
+  // Counting filters probe with hash id 1 (XXH3-128), as classic filters that ask for it.
+  auto classic = bloomkit::BloomFilter::Create(
+      {.capacity = 20'000, .fp_rate = 0.01, .hash_id = bloomkit::kHashIdXxh3DoubleHashing});
   ASSERT_TRUE(classic.ok());
   CountingBloomFilter f = Make(20'000, 0.01);
   for (std::uint64_t i = 0; i < 20'000; ++i) {

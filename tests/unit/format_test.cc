@@ -235,7 +235,7 @@ TEST(FileTest, ClassicHashId4RoundTrips) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code(), ErrorCode::kUnknownHash);
 
-  auto other = BloomFilter::Create({.capacity = 5000, .fp_rate = 0.01});
+  auto other = BloomFilter::Create({.capacity = 5000, .fp_rate = 0.01, .hash_id = kHashIdXxh3DoubleHashing});
   ASSERT_TRUE(other.ok());
   ASSERT_TRUE(SaveFile(other.value(), dir / "xxh3.bkf").ok());
   auto reader = FilterReader::OpenFile(dir / "xxh3.bkf", std::nullopt);
