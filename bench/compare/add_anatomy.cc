@@ -10,8 +10,8 @@
 //   library           filter.Add(key): the library's own inline path
 //   copy              the same steps written out here; --check proves that it sets the
 //                     library's bits and count
-//   no count          without the test of the old block and the count update (the
-//                     count is what Add promises: adds that set a new bit)
+//   no count          without the count update (Add counts every add; it reads no old
+//                     bits: docs/FILTERS.md, "What count() means")
 //   one fold          the 8-byte hash with one multiply-fold instead of hash id 4's two
 //                     (a different hash: docs/FORMAT.md says why id 4 has two)
 //   one fold, no count
@@ -122,9 +122,8 @@ template <Variant kV>
     const std::uint64_t h = kOneFold ? HashOneFold(key.data()) : HashTwoFolds(key.data());
     auto* block = reinterpret_cast<__m256i*>(a.words + bloomkit::internal::FastRangeMulx(h, a.num_blocks) * 4);
     const __m256i mask = kV == Variant::kBoostSteps ? MaskByShifts(h) : MaskBySalts(h, a);
-    const __m256i old = _mm256_load_si256(block);
-    _mm256_store_si256(block, _mm256_or_si256(old, mask));
-    if constexpr (kCount) a.count += _mm256_testc_si256(old, mask) == 0 ? 1U : 0U;
+    if constexpr (kCount) ++a.count;
+    _mm256_store_si256(block, _mm256_or_si256(_mm256_load_si256(block), mask));
   }
 }
 
@@ -149,7 +148,7 @@ struct ClassicArray {
   std::uint64_t count;
 };
 
-// BloomFilter::InsertShort8Inline written out, with the same parts to take out.
+// BloomFilter::SetShort8Inline written out, with the same parts to take out.
 template <Variant kV>
 [[gnu::noinline]] void ClassicAddAll(ClassicArray& a, const std::vector<std::string_view>& keys) {
   constexpr bool kOneFold = kV == Variant::kOneFold || kV == Variant::kOneFoldNoCount;
@@ -161,21 +160,14 @@ template <Variant kV>
         bloomkit::HashPair{h1, bloomkit::internal::MulxFold(h1, bloomkit::kShortKeyPairMultiplier)});
     std::uint64_t* const words = a.words;
     const std::uint64_t num_bits = a.num_bits;
-    std::uint32_t already = 0;
+    if constexpr (kCount) ++a.count;
     std::uint32_t left = a.num_hashes;
     do {
       const std::uint64_t pos = bloomkit::internal::FastRangeMulx(walk.x, num_bits);
       walk.x += walk.y;
       walk.y += bloomkit::kProbeStep;
-      if constexpr (kCount) {
-        std::uint64_t word = words[pos >> 6];
-        bloomkit::internal::SetBitCountSet(word, pos, already);
-        words[pos >> 6] = word;
-      } else {
-        words[pos >> 6] |= std::uint64_t{1} << (pos & 63);
-      }
+      words[pos >> 6] |= std::uint64_t{1} << (pos & 63);
     } while (--left != 0);
-    if constexpr (kCount) a.count += already < a.num_hashes ? 1U : 0U;
   }
 }
 
@@ -314,7 +306,7 @@ int RunBlocked(std::uint64_t n, int reps, bool check, const KeySet& present, con
     // The copy must be the library's add: same words, same count.
     std::memset(words, 0, bytes);
     AddAll<Variant::kCopy>(a, present.keys);
-    AddAll<Variant::kCopy>(a, present.keys);  // every key again: the count must not move
+    AddAll<Variant::kCopy>(a, present.keys);  // every key again: counted again, no bit moves
     LibraryAddAll(filter, present.keys);
     LibraryAddAll(filter, present.keys);
     const auto lib = filter.words();

@@ -113,21 +113,25 @@ int WriteCountLimitSeed(const fs::path& dir, const Filter& filter) {
   return WriteBytes(dir / "count_limit.bf", AsString(AtCountLimit(Filter::kKind, filter.Serialize())));
 }
 
+// The classic seeds are of hash id 1 and count new keys only (AddIfAbsent): the files
+// they were first written as, when that was a classic filter's default and its add's count.
 template <typename Filter>
 int WriteBloomKind(const fs::path& dir) {
+  const std::uint16_t hash_id =
+      Filter::kKind == bloomkit::FilterKind::kClassic ? bloomkit::kHashIdXxh3DoubleHashing : 0;
   int failures = 0;
   for (const std::uint64_t keys : {std::uint64_t{0}, std::uint64_t{5}, std::uint64_t{40}}) {
-    auto filter = Filter::Create({.num_bits = 1000, .num_hashes = 3});
+    auto filter = Filter::Create({.num_bits = 1000, .num_hashes = 3, .hash_id = hash_id});
     if (!filter.ok()) return 1;
     for (std::uint64_t i = 0; i < keys; ++i) {
-      if (!filter->Add("key:" + std::to_string(i)).ok()) return 1;
+      if (!filter->AddIfAbsent("key:" + std::to_string(i)).ok()) return 1;
     }
     failures += Write(dir, "m1000_k3_n" + std::to_string(keys), filter.value());
   }
-  auto sized = Filter::Create({.capacity = 50, .fp_rate = 0.01});
+  auto sized = Filter::Create({.capacity = 50, .fp_rate = 0.01, .hash_id = hash_id});
   if (!sized.ok()) return 1;
   for (int i = 0; i < 50; ++i) {
-    if (!sized->Add("item" + std::to_string(i)).ok()) return 1;
+    if (!sized->AddIfAbsent("item" + std::to_string(i)).ok()) return 1;
   }
   return failures + Write(dir, "n50_p1pct_full", sized.value()) + WriteCountLimitSeed(dir, sized.value());
 }
@@ -157,7 +161,7 @@ int WriteMappedSeeds(const fs::path& root) {
     auto lanes = bloomkit::BlockedBloomFilter::Create(
         {.capacity = 50, .fp_rate = 0.01, .blocked_layout = bloomkit::BlockedLayout::kLanes256, .hash_id = hash_id});
     if (!lanes.ok()) return failures + 1;
-    for (int i = 0; i < 50; ++i) static_cast<void>(lanes->Add("item" + std::to_string(i)));
+    for (int i = 0; i < 50; ++i) static_cast<void>(lanes->AddIfAbsent("item" + std::to_string(i)));
     failures +=
         Write(dir, hash_id == bloomkit::kHashIdXxh3x64 ? "lanes256_n50_p1pct_full" : "lanes256_short_n50_p1pct_full",
               lanes.value());
