@@ -28,6 +28,10 @@ constexpr std::array<FilterKind, 11> kAllKinds = {FilterKind::kClassic,         
 
 template <typename F>
 constexpr bool kWindowed = std::is_same_v<F, WindowedBloomFilter>;
+// Kinds whose plain adds count every key (docs/FILTERS.md, "What count() means"): their
+// count cannot tell `add` which keys were new.
+template <typename F>
+constexpr bool kCountsEveryAdd = std::is_same_v<F, BloomFilter> || std::is_same_v<F, BlockedBloomFilter>;
 
 template <std::size_t I = 0>
 constexpr bool InVariant(FilterKind kind) {
@@ -339,8 +343,10 @@ Result<std::uint64_t> AnyFilter::AddBatch(std::span<const std::string_view> keys
         // to kMaxFileCount, where it stops: near that, key by key. On an error the keys
         // before the failing one are in.
         // A windowed filter counts a key again in each generation it is added in: key by
-        // key, so that "new" means absent from every live generation.
-        if (!Removable<F> && !kWindowed<F> && f.count() <= kMaxFileCount - keys.size()) {
+        // key, so that "new" means absent from every live generation. Classic and blocked
+        // filters count every plain add: key by key with AddIfAbsent, whose answer is the
+        // "new" this reports.
+        if (!Removable<F> && !kWindowed<F> && !kCountsEveryAdd<F> && f.count() <= kMaxFileCount - keys.size()) {
           const std::uint64_t before = f.count();
           if (Status st = f.AddBatch(keys); !st.ok()) return st.error();
           return f.count() - before;
