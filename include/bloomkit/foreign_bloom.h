@@ -81,6 +81,8 @@ struct Murmur3Hash128 {
   std::uint64_t h2;
   friend constexpr bool operator==(const Murmur3Hash128&, const Murmur3Hash128&) = default;
 };
+// Named after the algorithm, MurmurHash3_x64_128.
+// NOLINTNEXTLINE(readability-identifier-naming)
 Murmur3Hash128 Murmur3x64_128(std::string_view key, std::uint32_t seed = 0) noexcept;
 
 // The hash ids of kinds 9, 10 and 11 in bloomkit files (their seed field is 0).

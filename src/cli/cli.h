@@ -52,12 +52,12 @@ void Check(const Status& status, std::string_view context);
 void Check(const Status& status, std::string_view context, int exit_code);
 template <typename T>
 T Take(Result<T>&& result, std::string_view context) {
-  if (!result.ok()) Check(Status(std::move(result).error()), context);
+  if (!result.ok()) Check(Status(result.error()), context);
   return std::move(result).value();
 }
 template <typename T>
 T Take(Result<T>&& result, std::string_view context, int exit_code) {
-  if (!result.ok()) Check(Status(std::move(result).error()), context, exit_code);
+  if (!result.ok()) Check(Status(result.error()), context, exit_code);
   return std::move(result).value();
 }
 

@@ -47,7 +47,7 @@ LoadedFilter LoadFilter(const std::string& path, const GlobalOptions& global) {
   auto filter = AnyFilter::Load(reader, LoadOptions{.max_memory_bytes = limit});
   if (!filter.ok()) {
     const ErrorCode code = filter.error().code();
-    Check(Status(std::move(filter).error()), path, code == ErrorCode::kUnsupported ? kExitUsage : kExitData);
+    Check(Status(filter.error()), path, code == ErrorCode::kUnsupported ? kExitUsage : kExitData);
   }
   filter->AdvanceClock();
   return LoadedFilter{std::move(filter).value(), reader.header(), reader.file_bytes()};

@@ -49,6 +49,9 @@ void* MapZeroed(std::size_t bytes) noexcept {
   // Keep a huge-page-aligned run of whole pages; the offset of the run is stored in the
   // page before it would cost a page, so the unused head and tail are unmapped instead
   // and Unmap recomputes the run from the pointer alone.
+  // Alignment arithmetic on the address of a block this allocator owns, once per
+  // allocation: the optimizations the check protects do not apply here.
+  // NOLINTBEGIN(performance-no-int-to-ptr)
   const auto base = reinterpret_cast<std::uintptr_t>(raw);
   const std::uintptr_t aligned = (base + kHugePageBytes - 1) & ~(std::uintptr_t{kHugePageBytes} - 1);
   const std::size_t head = aligned - base;
@@ -56,6 +59,7 @@ void* MapZeroed(std::size_t bytes) noexcept {
   if (head != 0) ::munmap(raw, head);
   if (kHugePageBytes - head != 0) ::munmap(reinterpret_cast<void*>(aligned + run), kHugePageBytes - head);
   void* p = reinterpret_cast<void*>(aligned);
+  // NOLINTEND(performance-no-int-to-ptr)
 #ifdef MADV_HUGEPAGE
   ::madvise(p, run, MADV_HUGEPAGE);
 #endif
@@ -75,6 +79,9 @@ bool Mapped(std::size_t bytes, std::size_t alignment) noexcept {
   return bytes >= kMapThreshold && alignment <= kPageBytes;
 }
 
+// Alignment arithmetic on addresses of blocks this allocator owns, once per allocation:
+// the optimizations performance-no-int-to-ptr protects do not apply here.
+// NOLINTBEGIN(performance-no-int-to-ptr)
 // A calloc block of `alignment` + 8 bytes more than asked: the aligned block inside it,
 // with its offset from calloc's pointer in the 8 bytes before it.
 void* CallocAligned(std::size_t bytes, std::size_t alignment) noexcept {
@@ -96,6 +103,7 @@ void* CallocBlock(const void* p) noexcept {
   std::memcpy(&offset, reinterpret_cast<const void*>(aligned - 8), sizeof(offset));
   return reinterpret_cast<void*>(aligned - offset);
 }
+// NOLINTEND(performance-no-int-to-ptr)
 
 void* DefaultAllocate(std::size_t bytes, std::size_t alignment) noexcept {
   return Mapped(bytes, alignment) ? MapZeroed(bytes) : CallocAligned(bytes, alignment);

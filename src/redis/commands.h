@@ -37,7 +37,9 @@ struct Arity {
 // categories (Redis >= 7.4): @bloom or @cuckoo.
 enum class Family : char { kBloom, kCuckoo };
 
-// One row of the command table.
+// One row of the command table. Fields in the order a row reads; the table is static, so
+// the 8 bytes of padding per row are not worth a less readable table.
+// NOLINTNEXTLINE(clang-analyzer-optin.performance.Padding)
 struct CommandSpec {
   const char* name;
   Handler handler;

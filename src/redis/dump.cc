@@ -149,9 +149,13 @@ void ByteBuffer::Release() noexcept {
 
 std::uint64_t DumpLengthFromHeader(std::span<const std::byte> header) noexcept {
   if (header.size() != kDumpHeaderBytes) return 0;
-  auto decoded = internal::DecodeHeader(header);
-  if (!decoded.ok()) return 0;
-  return kHeaderBytes + decoded->stored_payload_bytes + kChecksumBytes;
+  try {
+    auto decoded = internal::DecodeHeader(header);
+    if (!decoded.ok()) return 0;
+    return kHeaderBytes + decoded->stored_payload_bytes + kChecksumBytes;
+  } catch (...) {
+    return 0;  // the error message of an invalid header could not be allocated
+  }
 }
 
 Status StreamedLoad::Start(std::uint64_t state, std::uint64_t received, std::span<const std::byte> header,

@@ -209,7 +209,12 @@ std::uint64_t SerializedLength(const Filter& filter) noexcept {
     have += n;
     return have < header.size();
   };
-  (void)filter.SerializeTo(ByteSink(take));
+  try {
+    (void)filter.SerializeTo(ByteSink(take));
+  } catch (...) {
+    // The stream's error after the header (the sink stopped it) may fail to allocate its
+    // message; the header is what counts, and an incomplete one gives 0 below.
+  }
   return DumpLengthFromHeader(header);
 }
 

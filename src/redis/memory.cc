@@ -82,6 +82,9 @@ bool MemoryAllows(std::size_t bytes) noexcept {
 constexpr std::size_t kLazyZeroBytes = std::size_t{1} << 20;
 constexpr std::uintptr_t kPageBytes = 4096;
 
+// Alignment arithmetic on addresses of blocks this allocator owns, once per allocation:
+// the optimizations performance-no-int-to-ptr protects do not apply here.
+// NOLINTBEGIN(performance-no-int-to-ptr)
 void ZeroFill(void* block, std::size_t bytes) noexcept {
   auto* p = static_cast<unsigned char*>(block);
   if (bytes >= kLazyZeroBytes) {
@@ -123,6 +126,7 @@ void* RawBlock(const void* pointer) noexcept {
   std::memcpy(&offset, reinterpret_cast<const void*>(aligned - 8), sizeof(offset));
   return reinterpret_cast<void*>(aligned - offset);
 }
+// NOLINTEND(performance-no-int-to-ptr)
 
 void RedisDeallocate(void* pointer, std::size_t bytes, std::size_t alignment) noexcept {
   if (pointer == nullptr) return;

@@ -119,6 +119,8 @@ int OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 }  // namespace
 }  // namespace bloomkit::redis
 
+// The entry point's name is fixed by Redis, which looks it up in the module.
+// NOLINTNEXTLINE(readability-identifier-naming)
 extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv,
                                                                          int argc) {
   try {

@@ -187,7 +187,8 @@ template <typename Family>
 void AofRewrite(RedisModuleIO* aof, RedisModuleString* key, void* opaque) noexcept {
   const auto& value = *static_cast<const FilterValue<typename Family::Filter>*>(opaque);
   auto emit = [aof, key](std::uint64_t offset, std::span<const std::byte> bytes) noexcept {
-    rm.EmitAOF(aof, Family::kLoadChunk, "slb", key, static_cast<long long>(offset + 1),
+    const std::uint64_t iterator = offset + 1;
+    rm.EmitAOF(aof, Family::kLoadChunk, "slb", key, static_cast<long long>(iterator),
                reinterpret_cast<const char*>(bytes.data()), bytes.size());
   };
   if (value.ready()) {

@@ -18,6 +18,9 @@
 #include <cstdint>
 
 extern "C" {
+// The declarations below keep the spelling of Redis' C header redismodule.h (typedef'd
+// structs, REDISMODULE_* constants), so that they read against its reference.
+// NOLINTBEGIN(modernize-use-using,readability-identifier-naming)
 typedef struct RedisModuleCtx RedisModuleCtx;
 typedef struct RedisModuleKey RedisModuleKey;
 typedef struct RedisModuleString RedisModuleString;
@@ -169,6 +172,7 @@ struct RedisModuleCommandInfo {
   RedisModuleCommandKeySpec* key_specs;
   RedisModuleCommandArg* args;
 };
+// NOLINTEND(modernize-use-using,readability-identifier-naming)
 }  // extern "C"
 
 namespace bloomkit::redis {
@@ -280,6 +284,8 @@ inline constexpr uint64_t kKeyInsert = 1ULL << 6;
 
 // The looked-up functions: rm.OpenKey(ctx, name, kRead), ...
 struct Api {
+// `ret` is a type and `params` a parameter list: neither can be parenthesized.
+// NOLINTNEXTLINE(bugprone-macro-parentheses)
 #define BLOOMKIT_REDIS_API_MEMBER(ret, name, params, required) ret(*name) params = nullptr;
   BLOOMKIT_REDIS_API_FUNCTIONS(BLOOMKIT_REDIS_API_MEMBER)
 #undef BLOOMKIT_REDIS_API_MEMBER

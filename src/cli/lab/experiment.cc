@@ -301,7 +301,9 @@ void WritePlot(const std::string& path, const std::vector<Row>& rows, FilterKind
         script += fmt::format("{} {}\n", k, JsonNumber(BlockedFpRate(sizes[i] / 512, n, k)));
       }
     } else {
-      for (double k = 0.5; k <= x_max + 1e-9; k += 0.25) {
+      // k = 0.5, 0.75, ...: quarters are exact in binary, so k is exactly q / 4.
+      for (std::uint32_t q = 2; q * 0.25 <= x_max + 1e-9; ++q) {
+        const double k = q * 0.25;
         const double rate = std::pow(-std::expm1(-k * n / m), k);
         script += fmt::format("{} {}\n", k, JsonNumber(rate));
       }
