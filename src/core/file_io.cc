@@ -20,6 +20,7 @@
 #include <functional>
 #include <istream>
 #include <limits>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <thread>
@@ -323,10 +324,7 @@ Status WriteCompressed(int fd, const std::function<bool(ByteSink)>& serialize_to
   *shrank = false;
   ZSTD_CCtx* cctx = ZSTD_createCCtx();
   if (cctx == nullptr) return MakeError(ErrorCode::kTooLarge, "out of memory for a zstd context");
-  struct Free {
-    ZSTD_CCtx* c;
-    ~Free() { ZSTD_freeCCtx(c); }
-  } free_cctx{cctx};
+  const std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> free_cctx(cctx, &ZSTD_freeCCtx);
   std::vector<std::byte> out(ZSTD_CStreamOutSize());
   std::array<std::byte, kHeaderBytes> head{};
   std::size_t head_have = 0;
