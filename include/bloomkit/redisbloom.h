@@ -178,6 +178,9 @@ class RedisBloomScalableFilter {
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
   // Back to the state Create gave: the first link, emptied; later links dropped.
+  // resize(1) in Clear only shrinks (a filter always has its first link, see Create and
+  // the loaders), so it allocates nothing and cannot throw.
+  // NOLINTNEXTLINE(bugprone-exception-escape)
   void Clear() noexcept;
 
   [[nodiscard]] std::uint64_t count() const noexcept { return size_; }  // BF.CARD
@@ -312,6 +315,9 @@ class RedisCuckooFilter {
   // CF.COUNT of a hash.
   [[nodiscard]] std::uint64_t OccurrencesHash(std::uint64_t hash) const noexcept;
   // Back to the state Create gave: the first sub-filter, emptied; later ones dropped.
+  // resize(1) in Clear only shrinks (a filter always has its first sub-filter, see Create
+  // and the loaders), so it allocates nothing and cannot throw.
+  // NOLINTNEXTLINE(bugprone-exception-escape)
   void Clear() noexcept;
   // CF.COMPACT (keep_going = true) and the automatic compaction after deletes (false):
   // moves fingerprints of newer sub-filters into free slots of older ones, newest first,

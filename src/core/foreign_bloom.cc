@@ -209,7 +209,9 @@ constexpr std::array<std::uint32_t, 8> kParquetSalt = {0x47b6137bU, 0x44974d91U,
 // length 0, which XXH64 accepts; passing "" then is the same hash, and keeps the static
 // analyzer from pairing a null pointer with a length it cannot bound.
 std::uint64_t ParquetKeyHash(std::string_view key) noexcept {
-  return XXH64(key.data() != nullptr ? key.data() : "", key.size(), 0);
+  const char* data = key.data();
+  if (data == nullptr) data = "";
+  return XXH64(data, key.size(), 0);
 }
 
 // Block i's first word: words + 4 i.

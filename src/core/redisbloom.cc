@@ -553,6 +553,8 @@ std::size_t RedisBloomScalableFilter::MayContainHashBatch(std::span<const std::u
   return found;
 }
 
+// resize(1) only shrinks, see the header.
+// NOLINTNEXTLINE(bugprone-exception-escape)
 void RedisBloomScalableFilter::Clear() noexcept {
   links_.resize(1);
   Link& first = links_.front();

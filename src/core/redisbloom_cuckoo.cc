@@ -361,6 +361,8 @@ std::size_t RedisCuckooFilter::MayContainHashBatch(std::span<const std::uint64_t
   return found;
 }
 
+// resize(1) only shrinks, see the header.
+// NOLINTNEXTLINE(bugprone-exception-escape)
 void RedisCuckooFilter::Clear() noexcept {
   filters_.resize(1);
   std::span<std::uint64_t> words = filters_.front().data.span();

@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <ranges>
 #include <string>
 
 #include "bloomkit/sizing.h"
@@ -272,8 +273,9 @@ Status ScalableBloomFilter::AddBatch(std::span<const std::string_view> keys) {
       keys.size(), [&](std::size_t i) { return internal::HashKeyInline(keys[i]); }, *this, true,
       [&](std::size_t, HashPair h) {
         auto added = AddHashPairIfAbsent(h);
-        if (!added.ok()) status = std::move(added).error();
-        return added.ok();
+        const bool ok = added.ok();
+        if (!ok) status = std::move(added).error();
+        return ok;
       });
   return status;
 }
@@ -302,8 +304,9 @@ Status ScalableBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) 
       hashes.size(), [&](std::size_t i) { return ExpandHash(hashes[i]); }, *this, true,
       [&](std::size_t, HashPair h) {
         auto added = AddHashPairIfAbsent(h);
-        if (!added.ok()) status = std::move(added).error();
-        return added.ok();
+        const bool ok = added.ok();
+        if (!ok) status = std::move(added).error();
+        return ok;
       });
   return status;
 }
@@ -344,8 +347,8 @@ bool ScalableBloomFilter::MayContainHash(std::uint64_t hash) const noexcept {
 
 bool ScalableBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   // Newest first: the last stage holds about half of all keys (s = 2).
-  for (auto stage = stages_.rbegin(); stage != stages_.rend(); ++stage) {
-    if (stage->MayContainHashPair(hash)) return true;
+  for (const auto& stage : std::views::reverse(stages_)) {
+    if (stage.MayContainHashPair(hash)) return true;
   }
   return false;
 }
