@@ -9,7 +9,6 @@
 #include <limits>
 #include <memory>
 #include <new>
-#include <ranges>
 #include <string>
 
 #include "bloomkit/sizing.h"
@@ -347,8 +346,8 @@ bool ScalableBloomFilter::MayContainHash(std::uint64_t hash) const noexcept {
 
 bool ScalableBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   // Newest first: the last stage holds about half of all keys (s = 2).
-  for (const auto& stage : std::views::reverse(stages_)) {
-    if (stage.MayContainHashPair(hash)) return true;
+  for (std::size_t i = stages_.size(); i-- > 0;) {
+    if (stages_[i].MayContainHashPair(hash)) return true;
   }
   return false;
 }
