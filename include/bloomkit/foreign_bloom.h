@@ -171,7 +171,8 @@ class ForeignBloomFilter {
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
   void Clear() noexcept;
 
-  // Parquet only: folding, the way Parquet writers size a filter after the fact (a writer
+  // Folding, Parquet filters only (other kinds: FoldedFpRate 1, FoldsWithin 0, Folded
+  // kInvalidArgument), the way Parquet writers size a filter after the fact (a writer
   // sizes for the most values a column chunk may hold, then folds to what it held). ORing
   // blocks 2i and 2i + 1 of a filter of 2z blocks into block i gives, bit for bit, the
   // filter of z blocks that the same values build: the block of hash h among z blocks,
@@ -181,15 +182,15 @@ class ForeignBloomFilter {
   // the mean over blocks of the product over the eight lanes of (bits set / 32), the
   // chance that an absent value finds its eight bits set. FoldedFpRate(0) is
   // EstimatedFpRate(). 1 when 2^f does not divide the number of blocks.
-  [[nodiscard]] double FoldedFpRate(unsigned folds) const noexcept requires(Scheme::kKind == FilterKind::kParquet);
+  [[nodiscard]] double FoldedFpRate(unsigned folds) const noexcept;
   // The most folds after which FoldedFpRate stays at or below `fp_rate` (0 when even the
   // filter as it is is above it): the smallest filter at that rate. FoldedFpRate grows
   // with every fold, so the search stops at the first fold above the rate.
-  [[nodiscard]] unsigned FoldsWithin(double fp_rate) const noexcept requires(Scheme::kKind == FilterKind::kParquet);
+  [[nodiscard]] unsigned FoldsWithin(double fp_rate) const noexcept;
   // This filter folded `folds` times: count() kept, capacity() the values it holds
   // (count(), at least 1), fp_rate() its FoldedFpRate. kInvalidArgument when 2^folds does
   // not divide the number of blocks; kTooLarge without memory for the copy.
-  [[nodiscard]] Result<ForeignBloomFilter> Folded(unsigned folds) const requires(Scheme::kKind == FilterKind::kParquet);
+  [[nodiscard]] Result<ForeignBloomFilter> Folded(unsigned folds) const;
 
   // Union with a filter of the same bits, hashes (and Guava strategy); kIncompatible
   // otherwise. MergeFrom ORs a file's payload in as it is read.

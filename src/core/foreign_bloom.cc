@@ -681,14 +681,15 @@ double ForeignBloomFilter<Scheme>::EstimatedFpRate() const noexcept {
 
 // Block i of a filter folded f times is the OR of blocks i 2^f .. (i + 1) 2^f - 1.
 template <typename Scheme>
-double ForeignBloomFilter<Scheme>::FoldedFpRate(unsigned folds) const noexcept
-    requires(Scheme::kKind == FilterKind::kParquet) {
+double ForeignBloomFilter<Scheme>::FoldedFpRate(unsigned folds) const noexcept {
+  if constexpr (!kIsParquet<Scheme>) return 1.0;
   const std::uint64_t blocks = num_bits_ / 256;
   if (folds >= 64 || blocks == 0 || blocks % (std::uint64_t{1} << folds) != 0) return 1.0;
   const std::uint64_t group = std::uint64_t{1} << folds;
+  const std::uint64_t folded_blocks = blocks / group;  // exact: group divides blocks
   const std::uint64_t* w = words_.data();
   double sum = 0;
-  for (std::uint64_t i = 0; i < blocks / group; ++i) {
+  for (std::uint64_t i = 0; i < folded_blocks; ++i) {
     std::array<std::uint64_t, 4> block{};
     for (std::uint64_t j = i * group; j < (i + 1) * group; ++j) {
       for (std::size_t x = 0; x < 4; ++x) block[x] |= w[j * 4 + x];
@@ -700,20 +701,22 @@ double ForeignBloomFilter<Scheme>::FoldedFpRate(unsigned folds) const noexcept
     }
     sum += pass;
   }
-  return sum / static_cast<double>(blocks / group);
+  return sum / static_cast<double>(folded_blocks);
 }
 
 template <typename Scheme>
-unsigned ForeignBloomFilter<Scheme>::FoldsWithin(double fp_rate) const noexcept
-    requires(Scheme::kKind == FilterKind::kParquet) {
+unsigned ForeignBloomFilter<Scheme>::FoldsWithin(double fp_rate) const noexcept {
+  if constexpr (!kIsParquet<Scheme>) return 0;
   unsigned folds = 0;
   while (folds < 63 && FoldedFpRate(folds + 1) <= fp_rate) ++folds;
   return folds;
 }
 
 template <typename Scheme>
-Result<ForeignBloomFilter<Scheme>> ForeignBloomFilter<Scheme>::Folded(unsigned folds) const
-    requires(Scheme::kKind == FilterKind::kParquet) {
+Result<ForeignBloomFilter<Scheme>> ForeignBloomFilter<Scheme>::Folded(unsigned folds) const {
+  if constexpr (!kIsParquet<Scheme>) {
+    return MakeError(ErrorCode::kInvalidArgument, "only Parquet filters fold, not ", kLibrary<Scheme>, " filters");
+  }
   const std::uint64_t blocks = num_bits_ / 256;
   if (folds >= 64 || blocks % (std::uint64_t{1} << folds) != 0) {
     return MakeError(ErrorCode::kInvalidArgument, "cannot fold a Parquet filter of ", blocks, " blocks ", folds,
