@@ -16,19 +16,32 @@ void BindWindowed(py::module_& m) {
       "This base class acts at its own time in milliseconds (now_ms), moved by advance(ms);\n"
       "bloomkit.WindowedBloomFilter reads a clock before every call.");
   windowed.def(py::init([](std::uint64_t capacity, double fp_rate, std::uint64_t window_ms, std::uint32_t generations,
-                           std::uint64_t start_ms, std::uint32_t max_stages, std::uint64_t max_memory) {
-                 return MakeBox(Take(WindowedBloomFilter::Create({.capacity = capacity,
-                                                                  .fp_rate = fp_rate,
-                                                                  .window = window_ms,
-                                                                  .generations = generations,
-                                                                  .max_stages = max_stages,
-                                                                  .start_time = start_ms,
-                                                                  .max_memory_bytes = max_memory})));
+                           std::uint64_t start_ms, std::uint32_t max_stages, std::uint64_t max_memory,
+                           const std::string& sizing) {
+                 if (sizing != "any" && sizing != "steady") {
+                   Throw(Error(ErrorCode::kInvalidArgument, "sizing must be 'any' or 'steady', got '" + sizing + "'"));
+                 }
+                 return MakeBox(Take(WindowedBloomFilter::Create(
+                     {.capacity = capacity,
+                      .fp_rate = fp_rate,
+                      .window = window_ms,
+                      .generations = generations,
+                      .sizing = sizing == "steady" ? WindowedSizing::kSteadyStream : WindowedSizing::kAnySchedule,
+                      .max_stages = max_stages,
+                      .start_time = start_ms,
+                      .max_memory_bytes = max_memory})));
                }),
                py::arg("capacity"), py::arg("fp_rate") = 0.01, py::kw_only(), py::arg("window_ms"),
                py::arg("generations") = kDefaultWindowedGenerations, py::arg("start_ms") = 0, py::arg("max_stages") = 0,
-               py::arg("max_memory") = kDefaultMaxMemory);
+               py::arg("max_memory") = kDefaultMaxMemory, py::arg("sizing") = "any");
   using WindowedBox = Box<WindowedBloomFilter>;
+  windowed.def_property_readonly(
+      "sizing",
+      [](const WindowedBox& self) {
+        return std::string(self.filter.sizing() == WindowedSizing::kSteadyStream ? "steady" : "any");
+      },
+      "'any': the rate holds for any schedule within capacity; 'steady': about 10% fewer bits,\n"
+      "the rate holds while no generation receives more than capacity / generations keys.");
   windowed.def(
       "advance", [](WindowedBox& self, std::uint64_t ms) { WithGil(self, true, [&] { self.filter.Advance(ms); }); },
       py::arg("ms"), "Moves the filter's time to ms if later, freeing the generations that leave the window.");

@@ -121,6 +121,22 @@ def test_generations_default_to_the_cores_eight():
     assert bloomkit.WindowedBloomFilter(100, clock=FakeClock()).info()["generations"] == 8
 
 
+def test_steady_sizing_spends_fewer_bits_and_survives_a_pickle():
+    clock = FakeClock()
+    made = {}
+    for sizing in ("any", "steady"):
+        f = bloomkit.WindowedBloomFilter(10_000, 0.01, window=timedelta(hours=8), clock=clock, sizing=sizing)
+        f.update(key(i) for i in range(1000))
+        assert f.sizing == sizing
+        made[sizing] = f
+    assert made["steady"].info()["num_bits"] < made["any"].info()["num_bits"]
+    again = pickle.loads(pickle.dumps(made["steady"]))
+    again.clock = clock  # a clock is not pickled
+    assert again.sizing == "steady" and key(999) in again
+    with pytest.raises(bloomkit.InvalidArgumentError, match="sizing"):
+        bloomkit.WindowedBloomFilter(10, clock=clock, sizing="fast")
+
+
 def test_the_set_like_api():
     clock = FakeClock()
     seen = make(clock)
