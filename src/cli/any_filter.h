@@ -61,7 +61,7 @@ struct CreateSpec {
   std::uint32_t expansion = 1;
   std::uint32_t bucket_size = 4;                               // cuckoo
   std::optional<BlockedLayout> blocked_layout = std::nullopt;  // blocked; unset: DefaultBlockedLayout
-  std::uint64_t window_ms = 24 * std::uint64_t{3'600'000};                 // windowed: W in milliseconds
+  std::uint64_t window_ms = 24 * std::uint64_t{3'600'000};     // windowed: W in milliseconds
   std::uint32_t generations = kDefaultWindowedGenerations;     // windowed: G
   WindowedSizing windowed_sizing = WindowedSizing::kAnySchedule;
 };
