@@ -32,22 +32,12 @@
 #include "bench_keys.h"
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
+#include "cpu_timing.h"
 
 namespace bloomkit::bench {
 namespace {
 
 constexpr std::size_t kChunk = 1024;
-
-double ThreadSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // Keys of exactly `bytes` bytes (8 or 16): SplitMix64 of the index, then of its
 // complement.

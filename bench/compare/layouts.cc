@@ -26,33 +26,15 @@
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/sizing.h"
+#include "cpu_timing.h"
 
 namespace bloomkit::bench {
 namespace {
-
-// CPU time of this thread: time spent descheduled on a shared machine does not count.
-double ThreadSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 struct Timing {
   std::vector<double> insert, present, absent;
   std::uint64_t false_positives = 0;
 };
-
-template <typename F>
-double NsPerKey(std::size_t keys, F&& body) {
-  const double t0 = ThreadSeconds();
-  body();
-  return (ThreadSeconds() - t0) * 1e9 / static_cast<double>(keys);
-}
 
 void MeasureOnce(BlockedBloomFilter& f, const KeySet& in, const KeySet& out, Timing& t) {
   f.Clear();

@@ -24,28 +24,11 @@
 #include "bench_keys.h"
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/foreign_bloom.h"
+#include "cpu_timing.h"
 #include "internal/hash_inline.h"
 
 namespace bloomkit::bench {
 namespace {
-
-double ThreadSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-template <typename F>
-double NsPerKey(std::size_t keys, F&& body) {
-  const double t0 = ThreadSeconds();
-  body();
-  return (ThreadSeconds() - t0) * 1e9 / static_cast<double>(keys);
-}
 
 constexpr std::size_t kBatch = 1024;
 

@@ -44,18 +44,13 @@
 #include "bloomkit/sizing.h"
 #include "bloomkit/windowed_bloom_filter.h"
 #include "compare/apbf.h"
+#include "cpu_timing.h"
 
 namespace bloomkit::bench {
 namespace {
 
 constexpr std::uint64_t kWindow = 24'000;  // a multiple of every G below
 constexpr std::uint64_t kAbsentBase = std::uint64_t{1} << 62;
-
-double ThreadSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 // Key i: SplitMix64(i) little-endian, 8 bytes (bench_keys.h's k8 shape), hashed as the
 // windowed filter hashes keys; the APBF takes the same 64-bit hash.
