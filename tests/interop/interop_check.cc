@@ -18,8 +18,12 @@
 #include <vector>
 
 #include "bloomkit/foreign_bloom.h"
+#include "file_bytes.h"
 
 namespace {
+
+using bloomkit_interop::ReadAll;
+using bloomkit_interop::WriteAll;
 
 constexpr int kProbes = 100000;
 
@@ -40,24 +44,6 @@ std::string LongKey(std::int64_t v) {
   for (int b = 0; b < 8; ++b)
     s[static_cast<std::size_t>(b)] = static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * b)) & 0xff);
   return s;
-}
-
-std::string ReadAll(const std::string& path) {
-  std::error_code ec;
-  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
-  if (ec) throw std::runtime_error("cannot open " + path + ": " + ec.message());
-  std::string out(static_cast<std::size_t>(bytes), '\0');
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  const bool ok = f != nullptr && std::fread(out.data(), 1, out.size(), f) == out.size();
-  if (f != nullptr) std::fclose(f);
-  if (!ok) throw std::runtime_error("cannot read " + path);
-  return out;
-}
-
-void WriteAll(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw std::runtime_error("cannot write " + path);
 }
 
 template <typename F>

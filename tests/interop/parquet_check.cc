@@ -27,29 +27,15 @@
 #include <vector>
 
 #include "bloomkit/foreign_bloom.h"
+#include "file_bytes.h"
 
 namespace {
 
+using bloomkit_interop::ReadAll;
+using bloomkit_interop::WriteAll;
+
 constexpr std::size_t kRows = 100000;  // present, absent and added values per column (parquet_tool.mjs)
 using bloomkit::ParquetBloomFilter;
-
-std::string ReadAll(const std::string& path) {
-  std::error_code ec;
-  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
-  if (ec) throw std::runtime_error("cannot open " + path + ": " + ec.message());
-  std::string out(static_cast<std::size_t>(bytes), '\0');
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  const bool ok = f != nullptr && std::fread(out.data(), 1, out.size(), f) == out.size();
-  if (f != nullptr) std::fclose(f);
-  if (!ok) throw std::runtime_error("cannot read " + path);
-  return out;
-}
-
-void WriteAll(const std::string& path, std::string_view bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw std::runtime_error("cannot write " + path);
-}
 
 std::string_view AsText(const std::vector<std::byte>& bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
