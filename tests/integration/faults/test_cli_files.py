@@ -7,7 +7,6 @@ directory. The two-writer test runs enough rounds (50 per kind) that a lost upda
 which the unlocked read-modify-write showed in about half of the rounds, is caught
 every time."""
 
-import ctypes
 import os
 import shutil
 import stat
@@ -18,24 +17,15 @@ import threading
 import time
 import unittest
 
-CLI = os.environ.get("BLOOMKIT_CLI", "")
+from faultlib import CLI, cli_main, run_cli, xxh3_64
+
 EXIT_DATA = 3
 WRITER_ROUNDS = 50
 
 
-def run(args, stdin=None, timeout=60):
-    return subprocess.run([CLI] + [str(a) for a in args], input=stdin, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=timeout)
-
-
-_xxh = ctypes.CDLL("libxxhash.so.0")
-_xxh.XXH3_64bits.restype = ctypes.c_uint64
-_xxh.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
-
-
 def reseal(body):
     """A filter file from its header and stored payload: the XXH3-64 checksum appended."""
-    return body + struct.pack("<Q", _xxh.XXH3_64bits(body, len(body)))
+    return body + struct.pack("<Q", xxh3_64(body))
 
 
 def run_rss(args, stdin=b""):
@@ -58,7 +48,7 @@ def read_bytes(path):
 
 def absent_keys(path, keys):
     """Keys of `keys` the filter says are certainly absent (a lost add)."""
-    r = run(["query", path, "--print", "absent", "--no-progress"], stdin=b"".join(k + b"\n" for k in keys))
+    r = run_cli(["query", path, "--print", "absent", "--no-progress"], input=b"".join(k + b"\n" for k in keys))
     if r.returncode not in (0, 1):
         raise AssertionError("query failed: " + r.stderr.decode(errors="replace"))
     return [k for k in r.stdout.split(b"\n") if k]
@@ -76,7 +66,7 @@ class FilesTestCase(unittest.TestCase):
 
     def create(self, name, *extra):
         path = self.path(name)
-        r = run(["create", path, "--capacity", "100000"] + list(extra))
+        r = run_cli(["create", path, "--capacity", "100000"] + list(extra))
         self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
         return path
 
@@ -145,7 +135,7 @@ class TwoWritersTest(FilesTestCase):
         try:
             time.sleep(0.3)  # let it take the lock
             t0 = time.monotonic()
-            r = run(["add", path, "--no-progress", "--wait", "0.5"], stdin=b"late\n")
+            r = run_cli(["add", path, "--no-progress", "--wait", "0.5"], input=b"late\n")
             waited = time.monotonic() - t0
             self.assertEqual(r.returncode, EXIT_DATA, r.stderr)
             self.assertIn(b"locked", r.stderr)
@@ -164,7 +154,7 @@ class SaveTargetTest(FilesTestCase):
     something that is not a regular file."""
 
     def add(self, path, *keys, **kwargs):
-        return run(["add", path, "--no-progress"], stdin=b"".join(k + b"\n" for k in keys), **kwargs)
+        return run_cli(["add", path, "--no-progress"], input=b"".join(k + b"\n" for k in keys), **kwargs)
 
     def test_save_through_symlink_updates_the_target(self):
         target = self.create("real.bf")
@@ -185,7 +175,7 @@ class SaveTargetTest(FilesTestCase):
         self.assertEqual(self.add(path, b"k").returncode, 0)
         self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o600)
         os.chmod(path, 0o640)
-        self.assertEqual(run(["compress", path, path]).returncode, 0)
+        self.assertEqual(run_cli(["compress", path, path]).returncode, 0)
         self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o640)
         old = os.umask(0o077)
         try:
@@ -205,17 +195,17 @@ class SaveTargetTest(FilesTestCase):
         os.mkfifo(fifo)
         for args in (["info", fifo], ["query", fifo, "--no-progress"], ["add", fifo, "--no-progress"],
                      ["create", fifo, "--capacity", "10", "--force"]):
-            r = run(args, stdin=b"k\n", timeout=10)  # the old code blocked in open() forever
+            r = run_cli(args, input=b"k\n", timeout=10)  # the old code blocked in open() forever
             self.assertEqual(r.returncode, EXIT_DATA, (args, r.stderr))
             self.assertIn(b"not a regular file", r.stderr)
             self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO was replaced")
         os.symlink("/dev/null", self.path("null.bf"))
-        r = run(["create", self.path("null.bf"), "--capacity", "10", "--force"])
+        r = run_cli(["create", self.path("null.bf"), "--capacity", "10", "--force"])
         self.assertEqual(r.returncode, EXIT_DATA, r.stderr)
         self.assertIn(b"not a regular file (a device)", r.stderr)
         self.assertTrue(stat.S_ISCHR(os.stat("/dev/null").st_mode))
         os.mkdir(self.path("dir.bf"))
-        r = run(["merge", self.path("dir.bf"), self.create("a.bf"), self.create("b.bf"), "--force"])
+        r = run_cli(["merge", self.path("dir.bf"), self.create("a.bf"), self.create("b.bf"), "--force"])
         self.assertEqual(r.returncode, EXIT_DATA, r.stderr)
         self.assertTrue(os.path.isdir(self.path("dir.bf")))
 
@@ -301,7 +291,7 @@ class HeaderFirstTest(FilesTestCase):
         struct.pack_into("<Q", body, 40, (1 << 64) - 1)
         with open(path, "wb") as f:
             f.write(reseal(bytes(body)))
-        r = run(["add", path, "--no-progress"], stdin=b"k\n")
+        r = run_cli(["add", path, "--no-progress"], input=b"k\n")
         self.assertEqual(r.returncode, EXIT_DATA, r.stderr)
         self.assertIn(b"count 18446744073709551615", r.stderr)
 
@@ -322,17 +312,17 @@ class CountLimitTest(FilesTestCase):
         return path
 
     def loads(self, path):
-        r = run(["info", path])
+        r = run_cli(["info", path])
         self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
         return r.stdout.decode()
 
     def test_bloom_counts_stop_at_the_limit(self):
         for kind in ("classic", "blocked", "counting"):
             path = self.resealed(kind, lambda d: struct.pack_into("<Q", d, 40, self.MAX))
-            r = run(["add", path, "--no-progress"], stdin=b"k1\nk2\nk3\n")
+            r = run_cli(["add", path, "--no-progress"], input=b"k1\nk2\nk3\n")
             self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
             self.assertIn("9,223,372,036,854,775,807", self.loads(path), kind)
-            r = run(["query", path, "--no-progress"], stdin=b"k1\n")
+            r = run_cli(["query", path, "--no-progress"], input=b"k1\n")
             self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
 
     def test_scalable_refuses_a_key_past_the_limit(self):
@@ -346,7 +336,7 @@ class CountLimitTest(FilesTestCase):
 
         path = self.resealed("scalable", at_limit)
         before = read_bytes(path)
-        r = run(["add", path, "--no-progress"], stdin=b"k1\n")
+        r = run_cli(["add", path, "--no-progress"], input=b"k1\n")
         self.assertEqual(r.returncode, EXIT_DATA, r.stderr)
         self.assertIn(b"9223372036854775807", r.stderr)
         self.assertEqual(read_bytes(path), before)
@@ -355,17 +345,15 @@ class CountLimitTest(FilesTestCase):
     def test_cuckoo_delete_count_stops_at_the_limit(self):
         deletes = 72 + 8 * 5
         path = self.resealed("cuckoo", lambda d: struct.pack_into("<Q", d, deletes, self.MAX))
-        self.assertEqual(run(["add", path, "--no-progress"], stdin=b"k1\n").returncode, 0)
-        r = run(["remove", path, "--no-progress"], stdin=b"k1\n")
+        self.assertEqual(run_cli(["add", path, "--no-progress"], input=b"k1\n").returncode, 0)
+        r = run_cli(["remove", path, "--no-progress"], input=b"k1\n")
         self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
         self.loads(path)
         over = self.resealed("cuckoo", lambda d: struct.pack_into("<Q", d, deletes, (1 << 64) - 1), "over")
-        r = run(["info", over])
+        r = run_cli(["info", over])
         self.assertEqual(r.returncode, EXIT_DATA, r.stderr)
         self.assertIn(b"delete count 18446744073709551615", r.stderr)
 
 
 if __name__ == "__main__":
-    if not CLI:
-        raise SystemExit("set BLOOMKIT_CLI to the bloomkit binary")
-    unittest.main()
+    cli_main()

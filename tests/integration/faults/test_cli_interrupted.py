@@ -24,7 +24,8 @@ import tempfile
 import time
 import unittest
 
-CLI = os.environ.get("BLOOMKIT_CLI", "")
+from faultlib import CLI, cli_main, run_cli
+
 ROUNDS = 40
 TIME_BUDGET_S = 15
 
@@ -32,12 +33,6 @@ TIME_BUDGET_S = 15
 def read(path):
     with open(path, "rb") as f:
         return f.read()
-
-
-def run(args, **kwargs):
-    kwargs.setdefault("stdout", subprocess.PIPE)
-    kwargs.setdefault("stderr", subprocess.PIPE)
-    return subprocess.run([CLI] + [str(a) for a in args], timeout=60, **kwargs)
 
 
 class CliInterruptedTest(unittest.TestCase):
@@ -52,9 +47,9 @@ class CliInterruptedTest(unittest.TestCase):
 
     def make(self, name, kind, capacity, keys):
         path = self.path(name)
-        self.assertEqual(run(["create", path, "--kind", kind, "--capacity", capacity]).returncode, 0)
+        self.assertEqual(run_cli(["create", path, "--kind", kind, "--capacity", capacity]).returncode, 0)
         if keys:
-            r = run(["add", path], input="".join(f"k{i}\n" for i in range(keys)).encode())
+            r = run_cli(["add", path], input="".join(f"k{i}\n" for i in range(keys)).encode())
             self.assertEqual(r.returncode, 0, r.stderr)
         return path
 
@@ -87,7 +82,7 @@ class CliInterruptedTest(unittest.TestCase):
                 read_end, write_end = os.pipe()
                 os.close(read_end)  # stderr: a write there raises SIGPIPE
                 try:
-                    r = run([command, path, "--no-progress"], input=keys, stderr=write_end)
+                    r = run_cli([command, path, "--no-progress"], input=keys, stderr=write_end)
                 finally:
                     os.close(write_end)
                 self.assertNotEqual(read(path), before, "the run saved its changes")
@@ -105,7 +100,7 @@ class CliInterruptedTest(unittest.TestCase):
             copy = self.path("reference.bf")
             shutil.copyfile(path, copy)
             start = time.monotonic()
-            self.assertEqual(run(["add", copy, keys]).returncode, 0)
+            self.assertEqual(run_cli(["add", copy, keys]).returncode, 0)
             took = time.monotonic() - start
             new = read(copy)
             os.remove(copy)
@@ -134,4 +129,4 @@ class CliInterruptedTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    cli_main()

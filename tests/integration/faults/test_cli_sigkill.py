@@ -16,12 +16,12 @@ import random
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import unittest
 
-CLI = os.environ.get("BLOOMKIT_CLI", "")
+from faultlib import CLI, cli_main, run_cli
+
 KILLS = 210
 TIME_BUDGET_S = 100
 
@@ -47,10 +47,6 @@ def sha(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def run(args, **kwargs):
-    return subprocess.run([CLI] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60, **kwargs)
-
-
 class CliSigkillTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="bloomkit-sigkill-")
@@ -59,7 +55,7 @@ class CliSigkillTest(unittest.TestCase):
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def info(self, path):
-        r = run(["info", path, "--json"])
+        r = run_cli(["info", path, "--json"])
         self.assertEqual(r.returncode, 0, "info failed on %s: %s" % (path, r.stderr.decode(errors="replace")))
         return json.loads(r.stdout)
 
@@ -72,7 +68,7 @@ class CliSigkillTest(unittest.TestCase):
         for name, create_args in KINDS:
             path = os.path.join(self.dir, name + ".bf")
             shadow = os.path.join(self.dir, name + ".shadow.bf")
-            r = run(["create", path] + create_args)
+            r = run_cli(["create", path] + create_args)
             self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
             for round_ in range(per_kind):
                 # A new batch of keys each round: 1,000 to 5,000 fresh keys.
@@ -83,7 +79,7 @@ class CliSigkillTest(unittest.TestCase):
                 old = sha(path)
                 shutil.copyfile(path, shadow)
                 t0 = time.perf_counter()
-                r = run(["add", shadow, batch, "--no-progress"])
+                r = run_cli(["add", shadow, batch, "--no-progress"])
                 unkilled_s = time.perf_counter() - t0
                 self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
                 new = sha(shadow)
@@ -114,7 +110,7 @@ class CliSigkillTest(unittest.TestCase):
         with open(os.path.join(self.dir, "batch.txt"), "w") as f:
             f.write("final\n")
         for name, _ in KINDS:
-            r = run(["add", os.path.join(self.dir, name + ".bf"), os.path.join(self.dir, "batch.txt"),
+            r = run_cli(["add", os.path.join(self.dir, name + ".bf"), os.path.join(self.dir, "batch.txt"),
                      "--no-progress"])
             self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
         leftovers = [f for f in os.listdir(self.dir) if not f.endswith((".bf", ".txt"))]
@@ -126,7 +122,4 @@ class CliSigkillTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if not CLI or not os.path.exists(CLI):
-        print("BLOOMKIT_CLI must name the built bloomkit executable, got %r" % CLI, file=sys.stderr)
-        sys.exit(2)
-    unittest.main(verbosity=2)
+    cli_main()
