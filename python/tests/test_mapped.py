@@ -190,8 +190,8 @@ print(errors)
 
 @pytest.mark.parametrize("kind", ["classic", "blocked"])
 def test_close_races_every_member_of_the_view_without_a_crash(kind, tmp_path, run_python):
-    # Before, `key in view` and to_filter() read the view without its lock: a close() from
-    # another thread unmapped it under them (SIGSEGV). A filter of 2.4 MB: to_filter() copies
+    # `key in view` and to_filter() read the view under its lock: without it, a close() from
+    # another thread unmaps it under them (SIGSEGV). A filter of 2.4 MB: to_filter() copies
     # it for a while.
     path = tmp_path / "big.bf"
     bloomkit.KINDS[kind](capacity=2_000_000).save(path)

@@ -69,8 +69,8 @@ def test_concurrent_kinds_add_from_threads_and_save_like_the_plain_kind(cls, tmp
 
 def test_pickles_taken_during_an_update_load_and_hold_all_of_it_or_none(make, tmp_path):
     # __getstate__ takes the lock that to_bytes() takes: a pickle taken while another thread
-    # is inside add_file() (one locked update, GIL released) waits for it. Before, it read
-    # the filter mid-update: a checksum or count mismatch, or half of the file's keys.
+    # is inside add_file() (one locked update, GIL released) waits for it. Without the lock
+    # it reads the filter mid-update: a checksum or count mismatch, or half of the file's keys.
     f = type(make())(400_000)  # room for the keys in every kind
     keys = [f"file:{i}" for i in range(200_000)]
     path = tmp_path / "keys.txt"
@@ -85,7 +85,7 @@ def test_pickles_taken_during_an_update_load_and_hold_all_of_it_or_none(make, tm
     t.start()
     started.wait()
     pickles = []
-    while t.is_alive() or not pickles:  # before: many pickles while add_file ran; now one waits for it
+    while t.is_alive() or not pickles:  # the first pickle waits for add_file to finish
         pickles.append(pickle.dumps(f))
     t.join()
     loaded = [pickle.loads(s) for s in pickles]
@@ -132,8 +132,8 @@ for _ in range(3):
 
 
 def test_pickles_of_a_filter_growing_in_another_thread_never_crash(make, tmp_path, run_python):
-    # Before, a cuckoo filter that grew while pickled crashed the process (SIGSEGV in about
-    # half of the rounds).
+    # A cuckoo filter growing while it is pickled: pickling without the filter's lock crashes
+    # the process (SIGSEGV) in about half of the rounds.
     path = tmp_path / "small.pickle"
     path.write_bytes(pickle.dumps(type(make())(1_000)))
     result = run_python(PICKLE_WHILE_GROWING, path, timeout=60)
@@ -147,8 +147,8 @@ def test_pickles_of_a_filter_growing_in_another_thread_never_crash(make, tmp_pat
 def test_key_count_reads_its_key_before_it_waits_for_the_lock(cls, tmp_path):
     # key_count() waits for the filter's lock with the GIL released. A bytearray key changed
     # by another thread meanwhile must not change the answer: the key is copied first (as
-    # discard() copies it). Before, it kept a view of the bytearray's buffer and counted
-    # whatever the buffer held when the lock came free (or freed memory, after a resize).
+    # discard() copies it). A view of the bytearray's buffer would count whatever the buffer
+    # held when the lock came free (or freed memory, after a resize).
     f = cls(400_000)
     key = bytearray(b"present-key-0001")
     f.add(bytes(key))

@@ -213,8 +213,8 @@ TEST(BigFilterTest, ASparseFilePast2To34BitsMapsAndVerifies) {
 // A RedisBloom-format cuckoo sub-filter of more than 2^32 slots: 2^25 buckets of 129
 // (4.03 GiB of lazily zeroed pages, of which a few are touched). Both buckets of a key
 // whose offset wraps are filled, so its insert goes through the eviction chain; the
-// chain must place it where lookups look (it used to write at the unwrapped offset:
-// the add succeeded, then the key was not found).
+// chain must place it where lookups look (a write at the unwrapped offset makes the add
+// succeed and the key then go unfound).
 TEST(BigFilterTest, RedisCuckooEvictionPast2To32SlotsIsFound) {
   constexpr std::uint64_t kBuckets = std::uint64_t{1} << 25;
   constexpr std::uint32_t kBucketSize = 129;

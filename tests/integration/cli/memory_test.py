@@ -142,7 +142,7 @@ class CuckooMemoryTest(LoadSaveMemoryTest):
     mergeable = False
 
 
-# RedisBloom's kinds save through SerializeTo as well (before it: twice the filter).
+# RedisBloom's kinds save through SerializeTo as well (a save through a copy would hold twice the filter).
 class RedisBloomFilterMemoryTest(LoadSaveMemoryTest):
     kind = "redisbloom-bf"
     capacity = 48_000_000

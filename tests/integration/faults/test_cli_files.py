@@ -4,7 +4,7 @@ not regular files, headers that lie about their payload.
 
 Every test runs the built `bloomkit` as real processes on real files in a temporary
 directory. The two-writer test runs enough rounds (50 per kind) that a lost update,
-which the unlocked read-modify-write showed in about half of the rounds, is caught
+which an unlocked read-modify-write shows in about half of the rounds, is caught
 every time."""
 
 import os
@@ -195,7 +195,7 @@ class SaveTargetTest(FilesTestCase):
         os.mkfifo(fifo)
         for args in (["info", fifo], ["query", fifo, "--no-progress"], ["add", fifo, "--no-progress"],
                      ["create", fifo, "--capacity", "10", "--force"]):
-            r = run_cli(args, input=b"k\n", timeout=10)  # the old code blocked in open() forever
+            r = run_cli(args, input=b"k\n", timeout=10)  # an open() of a FIFO would block forever
             self.assertEqual(r.returncode, EXIT_DATA, (args, r.stderr))
             self.assertIn(b"not a regular file", r.stderr)
             self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO was replaced")

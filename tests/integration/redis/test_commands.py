@@ -351,7 +351,7 @@ class CommandTest(unittest.TestCase):
     def test_cbf_del_of_a_saturated_item(self):
         """Deleting an item whose 4-bit counters all saturated removes nothing: CBF.DEL
         answers 0 every time, the item stays, and "Number of items inserted" keeps its
-        adds (it used to answer 1 each time and count down to 0)."""
+        adds (not 1 each time with the count falling to 0 while no counter changes)."""
         def items(c):
             info = c.call("CBF.INFO", "s")
             return dict(zip(info[0::2], info[1::2]))[b"Number of items inserted"]

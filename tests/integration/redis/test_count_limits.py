@@ -4,8 +4,8 @@ count was loaded there (BF.LOADCHUNK of a 73-byte RedisBloom header whose chain 
 link size are 2^63 - 1, a cuckoo header of as many items, a native dump resealed with
 that count) takes no add that would pass it. A Bloom chain or cuckoo filter refuses the
 item with an error, a counting filter's count stops there; BF.CARD and the INFO counts
-stay positive, and the key survives DEBUG RELOAD and SAVE + restart (before, the next
-add made a key that Redis could not load again, and the restart failed)."""
+stay positive, and the key survives DEBUG RELOAD and SAVE + restart (an add past the
+limit would make a key that Redis cannot load again, and the restart would fail)."""
 
 import ctypes
 import struct

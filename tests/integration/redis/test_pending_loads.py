@@ -2,9 +2,8 @@
 """LOADCHUNK's pending buffers live in Redis' memory: INFO memory, MEMORY USAGE and
 maxmemory see them, so loads that outgrow maxmemory are refused with OOM instead of
 growing unseen; and MAX_PENDING_LOAD_BYTES bounds what the loads in progress on all
-keys may announce. Before, the buffers were std::vectors: on a `maxmemory 50mb`
-server three loads of 30 MB each were all accepted while used_memory stayed at about
-1 MB."""
+keys may announce. Buffers outside Redis' allocator would let a `maxmemory 50mb`
+server accept three loads of 30 MB each while used_memory stayed at about 1 MB."""
 
 import unittest
 

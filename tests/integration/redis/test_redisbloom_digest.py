@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """DEBUG DIGEST-VALUE of a RedisBloom-format filter streams the filter from its own memory,
-as a native filter's digest does: it used to build the filter's whole DUMP payload first,
-a copy outside Redis' accounting (a 1 GiB filter added 969 MiB of RSS). A filter of
-64 MiB filled with random bits (so that no copy compresses) now takes its digest
-with the server's peak RSS growing by far less than the filter; and digests still tell
-filters apart: equal for equal filters, different after an add."""
+as a native filter's digest does, instead of building the filter's whole DUMP payload
+first, a copy outside Redis' accounting (for a 1 GiB filter, 969 MiB of RSS). A filter of
+64 MiB filled with random bits (so that no copy compresses) takes its digest with the
+server's peak RSS growing by far less than the filter; and digests tell filters apart:
+equal for equal filters, different after an add."""
 
 import os
 import struct

@@ -4,10 +4,10 @@ to RDB (SAVE), rewritten to the AOF (BGREWRITEAOF) and dumped with SCANDUMP whil
 server's address space is capped (RLIMIT_AS, what `ulimit -v` sets) a few MiB above
 what it uses. bloomkit streams every value from the filter's own memory in 64 KiB
 pieces, so each save completes, and after a restart (without the cap) every
-acknowledged item answers 1 and every other key is still there. Before, the save
-serialized the whole filter into a temporary copy: under the cap that allocation
-failed, SAVE still answered OK with an empty value written in the filter's place, and
-the restart refused the RDB, losing every key."""
+acknowledged item answers 1 and every other key is still there. A save that
+serialized the whole filter into a temporary copy would fail that allocation under the
+cap, answer OK with an empty value written in the filter's place, and the restart
+would refuse the RDB, losing every key."""
 
 import os
 import resource
@@ -102,8 +102,8 @@ class SaveUnderPressureTest(unittest.TestCase):
                 cap_address_space(s)
                 self.assertEqual(c.call("SAVE"), b"OK")
                 uncap(s)
-                # (After the cap: the old digest's own full copy left address space
-                # behind for a save to reuse.)
+                # (After the cap: a digest that built a full copy would leave address
+                # space behind for a save to reuse.)
                 digest = c.call("DEBUG", "DIGEST-VALUE", "big")
             s.restart(timeout=60)
             with s.client() as c:
