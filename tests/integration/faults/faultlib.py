@@ -3,23 +3,19 @@
 (real redis-server processes on free loopback ports, always stopped), DUMP payload
 sealing (CRC-64/Jones, as Redis checks it) and the bloomkit checksum (XXH3-64 of
 header + payload, through Debian's libxxhash), so that mutated payloads reach the
-module's own checks instead of stopping at Redis' CRC; and for the CLI tests, the built
-bloomkit (BLOOMKIT_CLI) run as a real process."""
+module's own checks instead of stopping at Redis' CRC; and for the CLI tests, the
+harness's run_cli and cli_main."""
 
 import ctypes
 import os
 import struct
-import subprocess
 import sys
-import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "redis"))
 
-from harness import (REDIS_CLI, ReplyError, Resp, Server, Simple, crc64_redis, free_cluster_port,  # noqa: E402,F401
-                     free_port, main, seal_dump, start_cluster, time_limit, wait_for)
-
-CLI = os.environ.get("BLOOMKIT_CLI", "")
+from harness import (CLI, REDIS_CLI, ReplyError, Resp, Server, Simple, cli_main, crc64_redis,  # noqa: E402,F401
+                     free_cluster_port, free_port, main, run_cli, seal_dump, start_cluster, time_limit, wait_for)
 
 MAGIC = b"\x89BLK\r\n\x1a\n"
 HEADER_BYTES = 128
@@ -83,20 +79,3 @@ def missing(c, cmd, key, items, batch=1000):
         assert isinstance(reply, list), reply
         out.extend(item for item, present in zip(part, reply) if present != 1)
     return out
-
-
-def run_cli(args, input=None, timeout=60, **kwargs):
-    """Runs the built bloomkit with `args` (each through str) and the bytes `input` on its
-    stdin; returns the CompletedProcess. stdout and stderr are captured unless given
-    (subprocess.DEVNULL, a file descriptor); subprocess.TimeoutExpired after `timeout` s."""
-    kwargs.setdefault("stdout", subprocess.PIPE)
-    kwargs.setdefault("stderr", subprocess.PIPE)
-    return subprocess.run([CLI, *map(str, args)], input=input, timeout=timeout, **kwargs)
-
-
-def cli_main():
-    """unittest.main for a CLI fault test, once BLOOMKIT_CLI names the built executable."""
-    if not CLI or not os.path.exists(CLI):
-        print("BLOOMKIT_CLI must name the built bloomkit executable, got %r" % CLI, file=sys.stderr)
-        sys.exit(2)
-    unittest.main(verbosity=2)

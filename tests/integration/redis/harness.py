@@ -10,6 +10,9 @@ our own that speaks RESP2 or RESP3 (HELLO 3) and keeps every reply type distinct
 RESP3 booleans come back as Python bool, integers as int, maps as dict, nulls as
 None, simple strings as `Simple`, bulk strings as bytes, errors as `ReplyError`
 values (not exceptions, so per-item errors inside arrays can be checked).
+
+The built CLI (BLOOMKIT_CLI) runs here too, as a real process (`run_cli`), for the tests
+that move filters between files and keys and for the CLI fault tests.
 """
 
 import atexit
@@ -26,6 +29,7 @@ import time
 import unittest
 
 MODULE = os.environ.get("BLOOMKIT_MODULE", "")
+CLI = os.environ.get("BLOOMKIT_CLI", "")
 # The server under test. By default Debian's redis-server; ctest runs a subset of these
 # scripts once more against other builds (tests/integration/redis/CMakeLists.txt), with
 # BLOOMKIT_SERVER_KIND naming the kind ("redis8", "valkey") and BLOOMKIT_REDIS_SERVER the
@@ -448,6 +452,25 @@ def check_server_kind():
         print("%s is not a %s server: %s" % (REDIS_SERVER, SERVER_KIND, version), file=sys.stderr)
         sys.exit(2)
     print("server under test: %s (%s)" % (REDIS_SERVER, version))
+
+
+def run_cli(args, input=None, timeout=60, **kwargs):
+    """Runs the built bloomkit with `args` (each through str) and the bytes `input` on its
+    stdin; returns the CompletedProcess. stdout and stderr are captured unless given
+    (subprocess.DEVNULL, a file descriptor); other keywords go to subprocess.run (check,
+    text); subprocess.TimeoutExpired after `timeout` s."""
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    kwargs.setdefault("stderr", subprocess.PIPE)
+    return subprocess.run([CLI, *map(str, args)], input=input, timeout=timeout, **kwargs)
+
+
+def cli_main():
+    """unittest.main for a script that runs the CLI and no server, once BLOOMKIT_CLI names
+    the built executable."""
+    if not CLI or not os.path.exists(CLI):
+        print("BLOOMKIT_CLI must name the built bloomkit executable, got %r" % CLI, file=sys.stderr)
+        sys.exit(2)
+    unittest.main(verbosity=2)
 
 
 def main():

@@ -16,9 +16,8 @@ import sys
 import tempfile
 import unittest
 
-from harness import REDIS_CLI, ReplyError, Server, main, scandump, time_limit, wait_for
+from harness import CLI, REDIS_CLI, ReplyError, Server, main, run_cli, scandump, time_limit, wait_for
 
-CLI = os.environ.get("BLOOMKIT_CLI", "")
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "golden", "foreign")
 PROBES = 100000
 
@@ -49,10 +48,6 @@ def read(path):
         return f.read()
 
 
-def cli(*args):
-    return subprocess.run([CLI] + [str(a) for a in args], check=True, capture_output=True).stdout
-
-
 def load_file(server, name, path):
     """BF.LOADCHUNK of a bloomkit file, as docs/CLI.md shows it with redis-cli: the
     128-byte header at iterator 1, the rest at 129."""
@@ -78,7 +73,7 @@ def export(c, name, fmt, work):
         for _, chunk in scandump(c, "BF.SCANDUMP", name):
             f.write(chunk)
     out = os.path.join(work, name + ".out")
-    cli("export", dump, "--format", fmt, "--to", out, "--force")
+    run_cli(["export", dump, "--format", fmt, "--to", out, "--force"], check=True)
     return read(out)
 
 
@@ -89,10 +84,10 @@ class ForeignTest(unittest.TestCase):
         self.files = {}
         for name, (fmt, _) in LIBRARIES.items():
             path = os.path.join(self.work, name + ".bkf")
-            cli("import", fmt, path, "--from", os.path.join(GOLDEN, name + "_golden.bin"))
+            run_cli(["import", fmt, path, "--from", os.path.join(GOLDEN, name + "_golden.bin")], check=True)
             self.files[name] = path
         self.parquet = os.path.join(self.work, "parquet.bkf")
-        cli("import", "parquet", self.parquet, "--from", os.path.join(GOLDEN, "parquet_xxhash.bin"))
+        run_cli(["import", "parquet", self.parquet, "--from", os.path.join(GOLDEN, "parquet_xxhash.bin")], check=True)
 
     def tearDown(self):
         subprocess.run(["rm", "-rf", self.work])
@@ -219,8 +214,7 @@ class ForeignTest(unittest.TestCase):
             self.assertEqual(c.call("BF.MEXISTS", "col", "hello", "parquet", "bloom", "filter"), [1, 1, 1, 1])
             probes = [absent(i) for i in range(2000)]
             want = [1 if line.endswith(b"\tmaybe") else 0
-                    for line in subprocess.run([CLI, "query", self.parquet], input=b"\n".join(probes) + b"\n",
-                                               capture_output=True).stdout.splitlines()]
+                    for line in run_cli(["query", self.parquet], input=b"\n".join(probes) + b"\n").stdout.splitlines()]
             self.assertEqual(mexists(c, "col", probes), want)
             self.assertEqual(c.call("BF.ADD", "col", "arrow"), 1)
             self.assertEqual(c.call("BF.ADD", "col", "arrow"), 0)
@@ -229,8 +223,9 @@ class ForeignTest(unittest.TestCase):
             back = os.path.join(self.work, "back.bkf")
             with open(os.path.join(self.work, "back.parquet"), "wb") as f:
                 f.write(out)
-            cli("import", "parquet", back, "--from", os.path.join(self.work, "back.parquet"), "--force")
-            got = subprocess.run([CLI, "query", back], input=b"hello\narrow\n", capture_output=True).stdout
+            run_cli(["import", "parquet", back, "--from", os.path.join(self.work, "back.parquet"), "--force"],
+                    check=True)
+            got = run_cli(["query", back], input=b"hello\narrow\n").stdout
             self.assertEqual(got, b"hello\tmaybe\narrow\tmaybe\n")
 
     @time_limit(30)
@@ -258,7 +253,7 @@ class ForeignTest(unittest.TestCase):
             self.assertEqual(c.call("EXISTS", "bad"), 0)
         # A header announcing more than MAX_FILTER_BYTES is refused before anything is kept.
         big = os.path.join(self.work, "big.bkf")  # 2,396,059 bytes
-        cli("create", big, "--kind", "bits-and-blooms", "--capacity", "2000000")
+        run_cli(["create", big, "--kind", "bits-and-blooms", "--capacity", "2000000"], check=True)
         with Server(module_args=["MAX_FILTER_BYTES", "1m"]) as s, s.client() as c:
             reply = c.call("BF.LOADCHUNK", "big", 1, read(big)[:128])
             self.assertIsInstance(reply, ReplyError)

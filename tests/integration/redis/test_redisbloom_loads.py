@@ -9,13 +9,11 @@ LOADCHUNK load is incomplete saves and loads again, as in RedisBloom."""
 
 import os
 import struct
-import subprocess
 import tempfile
 import unittest
 
-from harness import ReplyError, Server, Simple, main, scandump, seal_dump, time_limit
+from harness import CLI, ReplyError, Server, Simple, main, run_cli, scandump, seal_dump, time_limit
 
-CLI = os.environ.get("BLOOMKIT_CLI")
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "golden", "redisbloom")
 ID_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 NOSCALING = 8
@@ -120,10 +118,9 @@ class RedisBloomLoadsTest(unittest.TestCase):
             f.write(c.call("DUMP", key))
         for name, source in (("chunks", ["--chunks"] + paths), ("dump", ["--dump", dump])):
             filter_file = os.path.join(self.tmp, "%s-%s.bf" % (key, name))
-            run = subprocess.run([CLI, "import", "redisbloom", filter_file, "--force"] + source,
-                                 capture_output=True, text=True)
+            run = run_cli(["import", "redisbloom", filter_file, "--force"] + source, text=True)
             self.assertEqual(run.returncode, 0, run.stderr)
-            info = subprocess.run([CLI, "info", filter_file], capture_output=True, text=True)
+            info = run_cli(["info", filter_file], text=True)
             self.assertEqual(info.returncode, 0, info.stderr)
             out.append(info.stdout)
         return out
