@@ -124,9 +124,9 @@ struct GuavaScheme;
 struct ParquetScheme;
 }  // namespace internal
 
-// One class for both layouts: `Scheme` holds what differs (kind, probes, sizing, the
-// library's byte layout); the two instantiations are BitsAndBloomsFilter and
-// GuavaBloomFilter below.
+// One class for the three libraries: `Scheme` names the library (its kind), from which
+// the probes, the sizing and the library's byte layout are chosen at compile time; the
+// instantiations are BitsAndBloomsFilter, GuavaBloomFilter and ParquetBloomFilter below.
 template <typename Scheme>
 class ForeignBloomFilter {
  public:
