@@ -23,7 +23,8 @@
 // mask has no counterpart), then Boost's filter<T, 7>.
 //
 // Each repetition runs every variant once, in turn, on a cleared array, so that the
-// host's drift falls on all of them alike; the figures are medians over repetitions, in
+// host's drift falls on all of them alike; the figures are medians over repetitions of
+// the thread's CPU time (bench/cpu_timing.h), in
 // ns per key and as ratios to the library's and Boost's times in the same runs. The
 // blocked filter's queries of absent keys are timed the same way (library, copy, one
 // fold, Boost). Results: docs/BENCHMARKS.md.
@@ -33,7 +34,6 @@
 // Built on x86-64 only, with -mavx2 -mbmi2 (bench/CMakeLists.txt), as a caller that
 // gets the inline path is; on a CPU without them it says so and exits 0.
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "bench_keys.h"
+#include "cpu_timing.h"
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/detail/inline_probe.h"
@@ -66,7 +67,6 @@ using bloomkit::BloomFilter;
 using bloomkit::bench::KeySet;
 using bloomkit::bench::KeyShape;
 using bloomkit::bench::MakeKeys;
-using Clock = std::chrono::steady_clock;
 
 // The state a filter's add reads: kept in memory, reached through a reference, as the
 // filter's members are, so that a copy reloads what the library's add reloads.
@@ -201,12 +201,7 @@ using BoostClassic = boost::bloom::filter<std::uint64_t, 7, boost::bloom::block<
 }
 #endif
 
-template <typename F>
-double NsPerKey(std::size_t n, F&& run) {
-  const auto t0 = Clock::now();
-  run();
-  return std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / static_cast<double>(n);
-}
+using bloomkit::bench::NsPerKey;  // thread CPU time: time spent descheduled does not count
 
 // Reads every byte of an array once, so that a timed query starts with the array where a
 // cleared one starts an add: in the caches as far as it fits. Without it the filter
