@@ -24,7 +24,7 @@
 //
 // Each repetition runs every variant once, in turn, on a cleared array, so that the
 // host's drift falls on all of them alike; the figures are medians over repetitions of
-// the thread's CPU time (bench/cpu_timing.h), in
+// the thread's CPU time (bench/cpu_timing.h: time spent descheduled does not count), in
 // ns per key and as ratios to the library's and Boost's times in the same runs. The
 // blocked filter's queries of absent keys are timed the same way (library, copy, one
 // fold, Boost). Results: docs/BENCHMARKS.md.
@@ -45,11 +45,11 @@
 #include <vector>
 
 #include "bench_keys.h"
-#include "cpu_timing.h"
 #include "bloomkit/blocked_bloom_filter.h"
 #include "bloomkit/bloom_filter.h"
 #include "bloomkit/detail/inline_probe.h"
 #include "bloomkit/hash.h"
+#include "cpu_timing.h"
 #include "internal/blocked_kernels.h"  // kBlockSalts, the format's lane salts
 
 #ifdef BLOOMKIT_HAVE_BOOST_BLOOM
