@@ -116,13 +116,13 @@ class BlockedBloomFilter {
   // (the blocks as a view of the filter's own memory); false if the sink stopped early.
   bool SerializeTo(ByteSink sink) const noexcept;
 
-  // Never fail (always ok). Inline, so that the caller sees the constant status. kIsa
+  // Never fail: Add, AddHash and the batches return Done (result.h). Inline. kIsa
   // is left to its default (see CallerIsa above); both specializations set and read the
   // same bits. Add, AddHash and the batches set the key's bits without reading them
   // first and count every key (count() below); AddIfAbsent tests them and counts only
   // the keys that set a new bit.
   template <CallerIsa kIsa = internal::kThisCallerIsa>
-  [[gnu::always_inline]] Status Add(std::string_view key) noexcept {
+  [[gnu::always_inline]] Done Add(std::string_view key) noexcept {
     if constexpr (kIsa == CallerIsa::kAvx2) {
       if (TakesInlinePath(key)) {
         SetShortAvx2(internal::HashShortKey8Mulx(key.data()));
@@ -141,16 +141,16 @@ class BlockedBloomFilter {
     return ContainsKey(key);
   }
 
-  Status AddHash(std::uint64_t hash) noexcept {
+  Done AddHash(std::uint64_t hash) noexcept {
     SetHash(hash);
     return {};
   }
   Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return InsertHash(hash); }
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept;
 
-  Status AddBatch(std::span<const std::string_view> keys) noexcept;
+  Done AddBatch(std::span<const std::string_view> keys) noexcept;
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
-  Status AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
+  Done AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
 
   // The probes of one hash pair; true (and counted) if the key set a new bit, as

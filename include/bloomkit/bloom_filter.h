@@ -70,11 +70,11 @@ class BloomFilter {
   // Allocates nothing, so it cannot fail half-way.
   bool SerializeTo(ByteSink sink) const noexcept;
 
-  // Never fails (always ok). Inline, so that the caller sees the constant status; on
+  // Never fails: Add, AddHash and the batches return Done (result.h). Inline; on
   // x86-64 an 8-byte key of a hash-id-4 filter is hashed and probed in the caller too.
   // Sets the key's bits without reading them first and counts the add (count() below);
   // AddIfAbsent is the add that tells whether the key was new.
-  [[gnu::always_inline]] Status Add(std::string_view key) noexcept {
+  [[gnu::always_inline]] Done Add(std::string_view key) noexcept {
     if (internal::kClassicInlineAdds && TakesInlinePath(key)) {
       SetShort8Inline(key.data());
       return {};
@@ -87,7 +87,7 @@ class BloomFilter {
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
 
   // Precomputed 64-bit hashes of the caller's own (see ExpandHash in hash.h).
-  Status AddHash(std::uint64_t hash) noexcept {
+  Done AddHash(std::uint64_t hash) noexcept {
     SetHashPair(ExpandHash(hash));
     return {};
   }
@@ -96,10 +96,10 @@ class BloomFilter {
 
   // Adds many keys, hashing a group ahead and prefetching its cache lines so that the
   // misses of independent keys overlap.
-  Status AddBatch(std::span<const std::string_view> keys) noexcept;
+  Done AddBatch(std::span<const std::string_view> keys) noexcept;
   // out[i] = MayContain(keys[i]); returns how many may be present. out.size() >= keys.size().
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
-  Status AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
+  Done AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
 
   // The probes of one hash pair: true (and counted) if the key set a new bit, as

@@ -65,22 +65,22 @@ class ConcurrentBloomFilter {
   // stopped early. Safe while other threads add.
   bool SerializeTo(ByteSink sink) const noexcept;
 
-  // Never fails (always ok). Inline, so that the caller sees the constant status.
-  Status Add(std::string_view key) noexcept {
+  // Never fails: Add, AddHash and the batches return Done (result.h).
+  Done Add(std::string_view key) noexcept {
     static_cast<void>(InsertKey(key));
     return {};
   }
   Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
-  Status AddHash(std::uint64_t hash) noexcept {
+  Done AddHash(std::uint64_t hash) noexcept {
     AddHashPair(ExpandHash(hash));
     return {};
   }
   Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept { return MayContainHashPair(ExpandHash(hash)); }
   // One key after another, each as the single-key call.
-  Status AddBatch(std::span<const std::string_view> keys) noexcept;
-  Status AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
+  Done AddBatch(std::span<const std::string_view> keys) noexcept;
+  Done AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
   bool AddHashPair(HashPair hash) noexcept;
@@ -133,22 +133,22 @@ class ConcurrentBlockedBloomFilter {
   // stopped early. Safe while other threads add.
   bool SerializeTo(ByteSink sink) const noexcept;
 
-  // Never fails (always ok). Inline, so that the caller sees the constant status.
-  Status Add(std::string_view key) noexcept {
+  // Never fails: Add, AddHash and the batches return Done (result.h).
+  Done Add(std::string_view key) noexcept {
     static_cast<void>(InsertKey(key));
     return {};
   }
   Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
-  Status AddHash(std::uint64_t hash) noexcept {
+  Done AddHash(std::uint64_t hash) noexcept {
     AddHashPair(ExpandHash(hash));
     return {};
   }
   Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return AddHashPair(ExpandHash(hash)); }
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept { return MayContainHashPair(ExpandHash(hash)); }
   // One key after another, each as the single-key call.
-  Status AddBatch(std::span<const std::string_view> keys) noexcept;
-  Status AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
+  Done AddBatch(std::span<const std::string_view> keys) noexcept;
+  Done AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
   // One atomic fetch-or per lane word that gets a bit (k <= 8 lanes: at most 8).

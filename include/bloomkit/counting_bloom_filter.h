@@ -91,9 +91,9 @@ class CountingBloomFilter {
   // Allocates nothing, so it cannot fail half-way.
   bool SerializeTo(ByteSink sink) const noexcept;
 
-  // Never fails (always ok): a counter at its maximum saturates. Inline, so that the
-  // caller sees the constant status.
-  Status Add(std::string_view key) noexcept {
+  // Never fails: a counter at its maximum saturates. Add, AddHash and the batches
+  // return Done (result.h).
+  Done Add(std::string_view key) noexcept {
     InsertKey(key);
     return {};
   }
@@ -108,7 +108,7 @@ class CountingBloomFilter {
   // (minus removes), or max_count() when that counter saturated.
   [[nodiscard]] std::uint64_t Occurrences(std::string_view key) const noexcept;
 
-  Status AddHash(std::uint64_t hash) noexcept {
+  Done AddHash(std::uint64_t hash) noexcept {
     AddHashPair(ExpandHash(hash));
     return {};
   }
@@ -120,9 +120,9 @@ class CountingBloomFilter {
   }
 
   // One key after another (no prefetching: a counter update reads and writes its word).
-  Status AddBatch(std::span<const std::string_view> keys) noexcept;
+  Done AddBatch(std::span<const std::string_view> keys) noexcept;
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
-  Status AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
+  Done AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
 
   void AddHashPair(HashPair hash) noexcept;

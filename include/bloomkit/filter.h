@@ -15,15 +15,19 @@
 //     F::Deserialize(bytes, load)        -> Result<F>   (file format v1, docs/FORMAT.md)
 //     f.Serialize(save)                  -> std::vector<std::byte>
 //   Adding and querying (FilterOperations)
-//     f.Add(key)                         -> Status        one more key (kinds that cannot
-//     f.AddHash(hash)                    -> Status        fail always return ok; a full
-//                                                         cuckoo or non-scaling filter is kFull)
+//     f.Add(key)                         -> Outcome       one more key: Status where an add
+//     f.AddHash(hash)                    -> Outcome       can fail (a full cuckoo or
+//                                                         non-scaling filter is kFull, a
+//                                                         stage that cannot be allocated
+//                                                         kTooLarge), Done (result.h) where
+//                                                         it cannot; the four add verbs of
+//                                                         a kind return the same one
 //     f.AddIfAbsent(key)                 -> Result<bool>  adds unless it may be present;
 //     f.AddHashIfAbsent(hash)            -> Result<bool>  true if it was added
 //     f.MayContain(key)                  -> bool          noexcept; never a false negative
 //     f.MayContainHash(hash)             -> bool
-//     f.AddBatch(keys)                   -> Status        in order; stops at the first error
-//     f.AddHashBatch(hashes)             -> Status        (the keys before it are in)
+//     f.AddBatch(keys)                   -> Outcome       in order; stops at the first error
+//     f.AddHashBatch(hashes)             -> Outcome       (the keys before it are in)
 //     f.MayContainBatch(keys, out)       -> std::size_t   out[i] = MayContain(keys[i]);
 //     f.MayContainHashBatch(hashes, out) -> std::size_t   returns how many may be present
 //     f.Clear()                          -> void          removes every key
@@ -45,6 +49,8 @@
 //   RemovableFilter (counting, cuckoo)
 //     f.Remove(key), f.RemoveHash(hash)            -> bool    true if a copy was removed
 //     f.Occurrences(key), f.OccurrencesHash(hash)  -> uint64  an upper bound on the copies
+//   InfallibleAdd (classic, blocked, concurrent, counting, foreign)
+//     the four add verbs return Done: `f.Add(key);` needs no check
 //   GrowableFilter (scalable, cuckoo)
 //     f.num_stages()        -> std::size_t  stages (scalable) or sub-filters (cuckoo)
 //   MergeableFilter (classic, blocked, scalable)
@@ -60,7 +66,7 @@
 //   bloomkit::Result<F> Build(const typename F::Options& options, std::span<const std::string_view> keys) {
 //     auto filter = F::Create(options);
 //     if (!filter.ok()) return filter;
-//     if (auto st = filter->AddBatch(keys); !st.ok()) return st.error();
+//     if (bloomkit::Status st = filter->AddBatch(keys); !st.ok()) return st.error();
 //     return filter;
 //   }
 //   auto seen = Build<bloomkit::CuckooFilter>({.capacity = 1000, .fp_rate = 0.01}, keys);
@@ -84,14 +90,14 @@ template <typename F>
 concept FilterOperations = requires(F& f, const F& cf, std::string_view key, std::uint64_t hash,
                                     std::span<const std::string_view> keys, std::span<const std::uint64_t> hashes,
                                     std::span<bool> out, const SaveOptions& save) {
-  { f.Add(key) } -> std::same_as<Status>;
-  { f.AddHash(hash) } -> std::same_as<Status>;
+  { f.Add(key) } -> Outcome;
+  { f.AddHash(hash) } -> std::same_as<decltype(f.Add(key))>;
   { f.AddIfAbsent(key) } -> std::same_as<Result<bool>>;
   { f.AddHashIfAbsent(hash) } -> std::same_as<Result<bool>>;
   { cf.MayContain(key) } -> std::same_as<bool>;
   { cf.MayContainHash(hash) } -> std::same_as<bool>;
-  { f.AddBatch(keys) } -> std::same_as<Status>;
-  { f.AddHashBatch(hashes) } -> std::same_as<Status>;
+  { f.AddBatch(keys) } -> std::same_as<decltype(f.Add(key))>;
+  { f.AddHashBatch(hashes) } -> std::same_as<decltype(f.Add(key))>;
   { cf.MayContainBatch(keys, out) } -> std::same_as<std::size_t>;
   { cf.MayContainHashBatch(hashes, out) } -> std::same_as<std::size_t>;
   { f.Clear() } -> std::same_as<void>;
@@ -115,6 +121,13 @@ concept Filter = FilterOperations<F> && std::movable<F> &&
   { F::kKind } -> std::convertible_to<FilterKind>;
   { F::Create(options) } -> std::same_as<Result<F>>;
   { F::Deserialize(bytes, load) } -> std::same_as<Result<F>>;
+};
+
+// A kind whose adds cannot fail: Add, AddHash, AddBatch and AddHashBatch return Done.
+//   if constexpr (bloomkit::InfallibleAdd<F>) f.Add(key); else ...
+template <typename F>
+concept InfallibleAdd = FilterOperations<F> && requires(F& f, std::string_view key) {
+  { f.Add(key) } -> std::same_as<Done>;
 };
 
 // Removal verbs (a kind that stores copies: remove only what was added).

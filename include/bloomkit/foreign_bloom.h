@@ -153,20 +153,21 @@ class ForeignBloomFilter {
   // Bytes WriteForeign writes.
   [[nodiscard]] std::uint64_t foreign_bytes() const noexcept;
 
-  Status Add(std::string_view key) noexcept {
+  // Never fails: Add, AddHash and the batches return Done (result.h).
+  Done Add(std::string_view key) noexcept {
     InsertKey(key);
     return {};
   }
   Result<bool> AddIfAbsent(std::string_view key) noexcept { return InsertKey(key); }
   [[nodiscard]] bool MayContain(std::string_view key) const noexcept;
-  Status AddHash(std::uint64_t hash) noexcept {
+  Done AddHash(std::uint64_t hash) noexcept {
     InsertHash(hash);
     return {};
   }
   Result<bool> AddHashIfAbsent(std::uint64_t hash) noexcept { return InsertHash(hash); }
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const noexcept;
-  Status AddBatch(std::span<const std::string_view> keys) noexcept;
-  Status AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
+  Done AddBatch(std::span<const std::string_view> keys) noexcept;
+  Done AddHashBatch(std::span<const std::uint64_t> hashes) noexcept;
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept;
   std::size_t MayContainHashBatch(std::span<const std::uint64_t> hashes, std::span<bool> out) const noexcept;
   void Clear() noexcept;

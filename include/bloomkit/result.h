@@ -10,6 +10,7 @@
 //   filter.value().Add("user:42");
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -88,8 +89,7 @@ class [[nodiscard]] Result {
   std::variant<T, Error> state_;
 };
 
-// Result<void>: success or an Error. Success is one flag: a kind that cannot fail
-// returns it from the verbs the other kinds can fail in (filter.h) at no cost.
+// Result<void>: success or an Error, what a fallible verb with no value returns.
 template <>
 class [[nodiscard]] Result<void> {
  public:
@@ -107,5 +107,31 @@ class [[nodiscard]] Result<void> {
 };
 
 using Status = Result<void>;
+
+// Done: what a verb returns on a kind where it cannot fail, in place of the Status the
+// same verb returns on the kinds where it can (filter.h: Add, AddHash, AddBatch and
+// AddHashBatch of the classic, blocked, concurrent, counting and foreign filters, which
+// set bits or saturate counters and never allocate). It is empty and trivially
+// copyable, so it costs nothing to return, and it is not [[nodiscard]]: there is no
+// error to miss, so a bare call is the whole call. It answers ok() like a Status and
+// converts to an ok one, so code written for either compiles unchanged:
+//
+//   filter.Add("user:42");                        // nothing to check
+//   bloomkit::Status st = filter.Add("user:43");  // ok
+//   if (bloomkit::Status st = f.Add(key); !st.ok()) return st.error();  // any kind
+//
+// It has no error(): generic code that needs the error converts to Status first (as
+// above) or tests `std::same_as<decltype(f.Add(key)), Done>` (filter.h's InfallibleAdd).
+struct Done {
+  [[nodiscard]] constexpr bool ok() const noexcept { return true; }
+  constexpr explicit operator bool() const noexcept { return true; }
+  // NOLINTNEXTLINE(google-explicit-constructor): a success converts to a successful Status.
+  operator Status() const noexcept { return {}; }
+};
+
+// What a verb that returns no value returns: Status where it can fail, Done where it
+// cannot. Both answer ok(); only Status carries an error().
+template <typename T>
+concept Outcome = std::same_as<T, Status> || std::same_as<T, Done>;
 
 }  // namespace bloomkit

@@ -76,10 +76,11 @@ class Synchronized {
   [[nodiscard]] bool MayContainHash(std::uint64_t hash) const {
     return WithRead([&](const Filter& f) { return f.MayContainHash(hash); });
   }
-  Status Add(std::string_view key) {
+  // The add verbs return what Filter's do: Done where they cannot fail, else Status.
+  auto Add(std::string_view key) {
     return WithWrite([&](Filter& f) { return f.Add(key); });
   }
-  Status AddHash(std::uint64_t hash) {
+  auto AddHash(std::uint64_t hash) {
     return WithWrite([&](Filter& f) { return f.AddHash(hash); });
   }
   Result<bool> AddIfAbsent(std::string_view key) {
@@ -88,10 +89,10 @@ class Synchronized {
   Result<bool> AddHashIfAbsent(std::uint64_t hash) {
     return WithWrite([&](Filter& f) { return f.AddHashIfAbsent(hash); });
   }
-  Status AddBatch(std::span<const std::string_view> keys) {
+  auto AddBatch(std::span<const std::string_view> keys) {
     return WithWrite([&](Filter& f) { return f.AddBatch(keys); });
   }
-  Status AddHashBatch(std::span<const std::uint64_t> hashes) {
+  auto AddHashBatch(std::span<const std::uint64_t> hashes) {
     return WithWrite([&](Filter& f) { return f.AddHashBatch(hashes); });
   }
   std::size_t MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const {

@@ -163,7 +163,7 @@ Result<bool> AddTo(F& filter, std::string_view key) {
     // Multiset semantics: always store a copy, so removing what was added is safe even
     // when the key was a false positive of the test.
     const bool was_present = filter.MayContain(key);
-    if (auto st = filter.Add(key); !st.ok()) return st.error();
+    if (Status st = filter.Add(key); !st.ok()) return st.error();
     return !was_present;
   } else {
     return filter.AddIfAbsent(key);

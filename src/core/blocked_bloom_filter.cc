@@ -196,7 +196,7 @@ bool BlockedBloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   return ContainsAt(hash);
 }
 
-Status BlockedBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
+Done BlockedBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
   if (lanes()) {
     lanes_ops_->insert_keys(words_.data(), num_blocks_, keys);
   } else {
@@ -212,7 +212,7 @@ std::size_t BlockedBloomFilter::MayContainBatch(std::span<const std::string_view
   return ops_->contains_keys(View(), keys, out.data());
 }
 
-Status BlockedBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+Done BlockedBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
   if (lanes()) {
     lanes_ops_->insert_hashes(words_.data(), num_blocks_, hashes);
   } else {

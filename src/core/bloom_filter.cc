@@ -707,7 +707,7 @@ const ClassicOps& GetClassicOps(ClassicIsa isa) noexcept {
 
 }  // namespace internal
 
-Status BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
+Done BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
   const bool short_keys = hash_id() == kHashIdShort64;
   count_ = internal::SaturatedCount(count_, keys.size());
 #ifdef BLOOMKIT_X86
@@ -740,7 +740,7 @@ std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys,
                     : internal::ContainsKeysPortable(words_.data(), num_bits_, num_hashes(), keys, out.data());
 }
 
-Status BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+Done BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
   count_ = internal::SaturatedCount(count_, hashes.size());
 #ifdef BLOOMKIT_X86
   if (kUseBmi2) {

@@ -85,13 +85,13 @@ HashPair KeyPairOf(const ConcurrentBlockedBloomFilter& /*filter*/, std::string_v
 
 // The batch forms of both kinds: each key as the single-key call.
 template <typename F>
-Status AddEach(F& filter, std::span<const std::string_view> keys) noexcept {
+Done AddEach(F& filter, std::span<const std::string_view> keys) noexcept {
   for (std::string_view key : keys) filter.AddHashPair(KeyPairOf(filter, key));
   return {};
 }
 
 template <typename F>
-Status AddEachHash(F& filter, std::span<const std::uint64_t> hashes) noexcept {
+Done AddEachHash(F& filter, std::span<const std::uint64_t> hashes) noexcept {
   for (std::uint64_t hash : hashes) filter.AddHashPair(ExpandHash(hash));
   return {};
 }
@@ -159,10 +159,10 @@ bool ConcurrentBloomFilter::MayContain(std::string_view key) const noexcept {
   return MayContainHashPair(KeyPairOf(*this, key));
 }
 
-Status ConcurrentBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
+Done ConcurrentBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
   return AddEach(*this, keys);
 }
-Status ConcurrentBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+Done ConcurrentBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
   return AddEachHash(*this, hashes);
 }
 std::size_t ConcurrentBloomFilter::MayContainBatch(std::span<const std::string_view> keys,
@@ -311,10 +311,10 @@ bool ConcurrentBlockedBloomFilter::MayContain(std::string_view key) const noexce
   return MayContainHashPair(internal::HashKeyInline(key));
 }
 
-Status ConcurrentBlockedBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
+Done ConcurrentBlockedBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
   return AddEach(*this, keys);
 }
-Status ConcurrentBlockedBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+Done ConcurrentBlockedBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
   return AddEachHash(*this, hashes);
 }
 std::size_t ConcurrentBlockedBloomFilter::MayContainBatch(std::span<const std::string_view> keys,

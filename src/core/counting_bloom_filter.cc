@@ -118,7 +118,7 @@ bool CountingBloomFilter::InsertHashIfAbsent(std::uint64_t hash) noexcept {
   return true;
 }
 
-Status CountingBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
+Done CountingBloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
   for (std::string_view key : keys) AddHashPair(internal::HashKeyInline(key));
   return {};
 }
@@ -133,7 +133,7 @@ std::size_t CountingBloomFilter::MayContainBatch(std::span<const std::string_vie
   return found;
 }
 
-Status CountingBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+Done CountingBloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
   for (std::uint64_t hash : hashes) AddHashPair(ExpandHash(hash));
   return {};
 }

@@ -250,7 +250,7 @@ bool ForeignBloomFilter<Scheme>::MayContainHash(std::uint64_t hash) const noexce
 }
 
 template <typename Scheme>
-Status ForeignBloomFilter<Scheme>::AddBatch(std::span<const std::string_view> keys) noexcept {
+Done ForeignBloomFilter<Scheme>::AddBatch(std::span<const std::string_view> keys) noexcept {
   if constexpr (kIsParquet<Scheme>) {
     const std::size_t fresh = ParquetBatch<true>(
         words_.data(), num_bits_, keys.size(), [&](std::size_t i) { return ParquetKeyHash(keys[i]); }, nullptr);
@@ -262,7 +262,7 @@ Status ForeignBloomFilter<Scheme>::AddBatch(std::span<const std::string_view> ke
 }
 
 template <typename Scheme>
-Status ForeignBloomFilter<Scheme>::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+Done ForeignBloomFilter<Scheme>::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
   if constexpr (kIsParquet<Scheme>) {
     const std::size_t fresh = ParquetBatch<true>(
         words_.data(), num_bits_, hashes.size(), [&](std::size_t i) { return hashes[i]; }, nullptr);

@@ -10,7 +10,7 @@
 namespace bloomkit::inline_test {
 
 using BlockedMayContainFn = bool (BlockedBloomFilter::*)(std::string_view) const noexcept;
-using BlockedAddFn = Status (BlockedBloomFilter::*)(std::string_view) noexcept;
+using BlockedAddFn = Done (BlockedBloomFilter::*)(std::string_view) noexcept;
 
 // &BlockedBloomFilter::MayContain and &BlockedBloomFilter::Add taken in a translation
 // unit compiled without AVX2.
