@@ -31,6 +31,7 @@
 
 #include "bloomkit/byte_sink.h"
 #include "bloomkit/byte_source.h"
+#include "bloomkit/detail/classic_bits.h"
 #include "bloomkit/detail/inline_probe.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
@@ -46,9 +47,7 @@ namespace internal {
 enum class WordOp : int;
 }  // namespace internal
 
-class CountingBloomFilter;
 class FilterReader;
-class ConcurrentBloomFilter;
 
 // The verbs are filter.h's; only the classic-specific ones are described here.
 class BloomFilter {
@@ -121,10 +120,10 @@ class BloomFilter {
   // report more false positives than a filter built from the intersection).
   Status Intersect(const BloomFilter& other);
 
-  [[nodiscard]] std::uint64_t num_bits() const noexcept { return num_bits_; }
-  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return num_hashes_; }
+  [[nodiscard]] std::uint64_t num_bits() const noexcept { return bits_.num_bits(); }
+  [[nodiscard]] std::uint32_t num_hashes() const noexcept { return bits_.num_hashes(); }
   // kHashIdXxh3DoubleHashing (1) or kHashIdShort64 (4): how keys become probes.
-  [[nodiscard]] std::uint16_t hash_id() const noexcept { return hash_id_; }
+  [[nodiscard]] std::uint16_t hash_id() const noexcept { return bits_.hash_id(); }
   // The most bits a filter may have (2 PiB: far past any memory).
   static constexpr std::uint64_t kMaxNumBits = WordArray::kMaxWords * 64;
   [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
@@ -136,8 +135,8 @@ class BloomFilter {
   // again); EstimatedCount() estimates the distinct keys from the bits. After Merge or
   // Intersect it is EstimatedCount().
   [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
-  [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return words_.bytes(); }
-  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return words_.bytes_held(); }
+  [[nodiscard]] std::uint64_t memory_bytes() const noexcept { return bits_.bytes(); }
+  [[nodiscard]] std::uint64_t bytes_held() const noexcept { return bits_.bytes_held(); }
   // Bits set, counted on demand (one popcount per word).
   [[nodiscard]] std::uint64_t CountSetBits() const noexcept;
   // Set bits / num_bits.
@@ -151,7 +150,7 @@ class BloomFilter {
   [[nodiscard]] double ExpectedFpRate() const noexcept;
 
   // The raw words (layout above).
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.span(); }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return bits_.words(); }
   // True when this machine runs the BMI2 copy of the probes (x86-64 with BMI1 and BMI2),
   // and Add hashes and probes an 8-byte key of a hash-id-4 filter in the caller's code.
   [[nodiscard]] static bool UsesBmi2() noexcept;
@@ -159,30 +158,21 @@ class BloomFilter {
   // Same parameters, count and bits.
   friend bool operator==(const BloomFilter& a, const BloomFilter& b) noexcept;
 
- private:
-  // They write the words and count of a filter they own.
-  friend class CountingBloomFilter;
-  friend class ConcurrentBloomFilter;
-  friend class ScalableBloomFilter;  // sizes its stages to whole words (AddStage)
-  friend class MappedFilter;         // builds a read-only filter over a mapped payload
-  // Checks a file's classic parameters and builds the filter over its raw payload:
-  // read from `source` into owned words, or (`source` null) borrowed in place from
-  // `mapped` (a mapped file's payload, 8-byte aligned, on a little-endian host).
-  static Result<BloomFilter> FromPayload(const FileHeader& header, std::span<const std::byte> mapped,
-                                         const ByteSource* source);
+  // Internal, for the kinds built on the classic bit array (detail/classic_bits.h; not
+  // part of the documented API): a filter over `bits` with `count` adds recorded
+  // (<= kMaxFileCount) and the sizing it was made for, and the bits of a filter.
+  BloomFilter(internal::ClassicBits bits, std::uint64_t count, std::uint64_t capacity, double fp_rate) noexcept;
+  [[nodiscard]] const internal::ClassicBits& bits() const noexcept { return bits_; }
+  [[nodiscard]] internal::ClassicBits& bits() noexcept { return bits_; }
 
-  BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate, WordArray words,
-              std::uint16_t hash_id = kHashIdXxh3DoubleHashing) noexcept;
+ private:
   // AddIfAbsent: true if the key was new.
   bool InsertKey(std::string_view key) noexcept;
   // Add and AddHash: the bits set, the add counted, nothing read first.
   void SetKey(std::string_view key) noexcept;
   void SetHashPair(HashPair hash) noexcept;
-  // Whether Add probes `key` in the caller's code: an 8-byte key of a filter of hash
-  // id 4 on a CPU with BMI2 (no_inline_ == 0). One test and one branch.
-  [[nodiscard]] bool TakesInlinePath(std::string_view key) const noexcept {
-    return ((key.size() ^ 8U) | no_inline_) == 0;
-  }
+  // Whether Add probes `key` in the caller's code (ClassicBits::TakesInlinePath).
+  [[nodiscard]] bool TakesInlinePath(std::string_view key) const noexcept { return bits_.TakesInlinePath(key); }
   // InsertKey of an 8-byte key at `p`, inline: the probes of hash id 4 by mulx (the
   // library's BMI2 kernel sets the same bits), with k from the filter.
   bool InsertShort8Inline(const char* p) noexcept;
@@ -190,15 +180,9 @@ class BloomFilter {
   // Merge and Intersect: the shape check, the word operation and the new count.
   Status Combine(const BloomFilter& other, std::string_view operation, internal::WordOp op);
 
-  // What a probe reads (num_bits_, the words' pointer, num_hashes_, hash_id_) comes first, in the
-  // first 40 bytes of the object: one cache line for a scalable filter's 64-byte-aligned
-  // stages.
-  std::uint64_t num_bits_ = 0;  // <= kMaxNumBits
-  WordArray words_;
-  std::uint32_t num_hashes_ = 0;                      // <= kMaxNumHashes
-  std::uint16_t hash_id_ = kHashIdXxh3DoubleHashing;  // 1 or 4
-  // 0 when 8-byte keys take Add's inline path (TakesInlinePath), 1 otherwise.
-  std::uint8_t no_inline_ = 1;
+  // What a probe reads is in the bits' first 40 bytes, at the start of the object: one
+  // cache line for a scalable filter's 64-byte-aligned stages.
+  internal::ClassicBits bits_;
   std::uint64_t count_ = 0;
   std::uint64_t capacity_ = 0;
   double fp_rate_ = 0;

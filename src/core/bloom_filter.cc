@@ -75,20 +75,25 @@ const bool kUseBmi2 = internal::CpuHasBmi2();
 
 }  // namespace
 
-BloomFilter::BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t capacity, double fp_rate,
-                         WordArray words, std::uint16_t hash_id) noexcept
-    : num_bits_(num_bits),
-      words_(std::move(words)),
-      num_hashes_(num_hashes),
-      hash_id_(hash_id),
-      capacity_(capacity),
-      fp_rate_(fp_rate) {
+namespace internal {
+
+static_assert(sizeof(ClassicBits) <= 40, "what a probe reads must stay in the first 40 bytes of a BloomFilter");
+
+ClassicBits::ClassicBits(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint16_t hash_id,
+                         WordArray words) noexcept
+    : num_bits_(num_bits), words_(std::move(words)), num_hashes_(num_hashes), hash_id_(hash_id) {
 #ifdef BLOOMKIT_X86
   // Only where the library itself takes its BMI2 kernels (kUseBmi2): the inline path
   // runs mulx.
   no_inline_ = hash_id == kHashIdShort64 && kUseBmi2 && num_hashes >= 1 ? 0 : 1;
 #endif
 }
+
+}  // namespace internal
+
+BloomFilter::BloomFilter(internal::ClassicBits bits, std::uint64_t count, std::uint64_t capacity,
+                         double fp_rate) noexcept
+    : bits_(std::move(bits)), count_(count), capacity_(capacity), fp_rate_(fp_rate) {}
 
 bool BloomFilter::UsesBmi2() noexcept {
 #ifdef BLOOMKIT_X86
@@ -138,7 +143,7 @@ Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
   if (!words.ok()) {
     return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", WordsFor(num_bits) * 8, " bytes");
   }
-  return BloomFilter(num_bits, num_hashes, capacity, fp_rate, std::move(words), hash_id);
+  return BloomFilter(internal::ClassicBits(num_bits, num_hashes, hash_id, std::move(words)), 0, capacity, fp_rate);
 }
 
 namespace internal {
@@ -313,72 +318,100 @@ bool ContainsShortKeyPortable(const std::uint64_t* words, std::uint64_t num_bits
 
 }  // namespace internal
 
-bool BloomFilter::InsertKey(std::string_view key) noexcept {
-  if (hash_id_ != kHashIdShort64) return AddHashPair(internal::HashKeyInline(key));
+namespace internal {
+
+bool ClassicBits::InsertKey(std::string_view key) noexcept {
+  if (hash_id_ != kHashIdShort64) return Insert(HashKeyInline(key));
 #ifdef BLOOMKIT_X86
-  const bool fresh = kUseBmi2 ? internal::InsertShortKeyBmi2(words_.data(), num_bits_, num_hashes(), key)
-                              : internal::InsertShortKeyPortable(words_.data(), num_bits_, num_hashes(), key);
+  return kUseBmi2 ? InsertShortKeyBmi2(words_.data(), num_bits_, num_hashes_, key)
+                  : InsertShortKeyPortable(words_.data(), num_bits_, num_hashes_, key);
 #else
-  const bool fresh = internal::InsertShortKeyPortable(words_.data(), num_bits_, num_hashes(), key);
+  return InsertShortKeyPortable(words_.data(), num_bits_, num_hashes_, key);
 #endif
+}
+
+void ClassicBits::SetKey(std::string_view key) noexcept {
+  if (hash_id_ != kHashIdShort64) {
+    Set(HashKeyInline(key));
+    return;
+  }
+#ifdef BLOOMKIT_X86
+  if (kUseBmi2) {
+    SetShortKeyBmi2(words_.data(), num_bits_, num_hashes_, key);
+  } else {
+    SetShortKeyPortable(words_.data(), num_bits_, num_hashes_, key);
+  }
+#else
+  SetShortKeyPortable(words_.data(), num_bits_, num_hashes_, key);
+#endif
+}
+
+bool ClassicBits::ContainsKey(std::string_view key) const noexcept {
+  if (hash_id_ != kHashIdShort64) return Contains(HashKeyInline(key));
+#ifdef BLOOMKIT_X86
+  if (kUseBmi2) return ContainsShortKeyBmi2(words_.data(), num_bits_, num_hashes_, key);
+#endif
+  return ContainsShortKeyPortable(words_.data(), num_bits_, num_hashes_, key);
+}
+
+bool ClassicBits::Insert(HashPair hash) noexcept {
+#ifdef BLOOMKIT_X86
+  return kUseBmi2 ? InsertBmi2(words_.data(), num_bits_, num_hashes_, hash)
+                  : InsertPortable(words_.data(), num_bits_, num_hashes_, hash);
+#else
+  return InsertPortable(words_.data(), num_bits_, num_hashes_, hash);
+#endif
+}
+
+void ClassicBits::Set(HashPair hash) noexcept {
+#ifdef BLOOMKIT_X86
+  if (kUseBmi2) {
+    SetBmi2(words_.data(), num_bits_, num_hashes_, hash);
+  } else {
+    SetPortable(words_.data(), num_bits_, num_hashes_, hash);
+  }
+#else
+  SetPortable(words_.data(), num_bits_, num_hashes_, hash);
+#endif
+}
+
+bool ClassicBits::Contains(HashPair hash) const noexcept {
+#ifdef BLOOMKIT_X86
+  if (kUseBmi2) return ContainsBmi2(words_.data(), num_bits_, num_hashes_, hash);
+#endif
+  return ContainsPortable(words_.data(), num_bits_, num_hashes_, hash);
+}
+
+}  // namespace internal
+
+bool BloomFilter::InsertKey(std::string_view key) noexcept {
+  const bool fresh = bits_.InsertKey(key);
   count_ = internal::SaturatedIncrement(count_, fresh);
   return fresh;
 }
 
 void BloomFilter::SetKey(std::string_view key) noexcept {
-  if (hash_id_ != kHashIdShort64) {
-    SetHashPair(internal::HashKeyInline(key));
-    return;
-  }
-#ifdef BLOOMKIT_X86
-  if (kUseBmi2) {
-    internal::SetShortKeyBmi2(words_.data(), num_bits_, num_hashes(), key);
-  } else {
-    internal::SetShortKeyPortable(words_.data(), num_bits_, num_hashes(), key);
-  }
-#else
-  internal::SetShortKeyPortable(words_.data(), num_bits_, num_hashes(), key);
-#endif
+  bits_.SetKey(key);
   count_ = internal::SaturatedIncrement(count_, true);
 }
 
 void BloomFilter::SetHashPair(HashPair hash) noexcept {
-#ifdef BLOOMKIT_X86
-  if (kUseBmi2) {
-    internal::SetBmi2(words_.data(), num_bits_, num_hashes(), hash);
-  } else {
-    internal::SetPortable(words_.data(), num_bits_, num_hashes(), hash);
-  }
-#else
-  internal::SetPortable(words_.data(), num_bits_, num_hashes(), hash);
-#endif
+  bits_.Set(hash);
   count_ = internal::SaturatedIncrement(count_, true);
 }
 
 bool BloomFilter::MayContain(std::string_view key) const noexcept {
-  if (hash_id_ != kHashIdShort64) return MayContainHashPair(internal::HashKeyInline(key));
-#ifdef BLOOMKIT_X86
-  if (kUseBmi2) return internal::ContainsShortKeyBmi2(words_.data(), num_bits_, num_hashes(), key);
-#endif
-  return internal::ContainsShortKeyPortable(words_.data(), num_bits_, num_hashes(), key);
+  return bits_.ContainsKey(key);
 }
 
 bool BloomFilter::AddHashPair(HashPair hash) noexcept {
-#ifdef BLOOMKIT_X86
-  const bool fresh = kUseBmi2 ? internal::InsertBmi2(words_.data(), num_bits_, num_hashes(), hash)
-                              : internal::InsertPortable(words_.data(), num_bits_, num_hashes(), hash);
-#else
-  const bool fresh = internal::InsertPortable(words_.data(), num_bits_, num_hashes(), hash);
-#endif
+  const bool fresh = bits_.Insert(hash);
   count_ = internal::SaturatedIncrement(count_, fresh);
   return fresh;
 }
 
 bool BloomFilter::MayContainHashPair(HashPair hash) const noexcept {
-#ifdef BLOOMKIT_X86
-  if (kUseBmi2) return internal::ContainsBmi2(words_.data(), num_bits_, num_hashes(), hash);
-#endif
-  return internal::ContainsPortable(words_.data(), num_bits_, num_hashes(), hash);
+  return bits_.Contains(hash);
 }
 
 namespace {
@@ -707,61 +740,94 @@ const ClassicOps& GetClassicOps(ClassicIsa isa) noexcept {
 
 }  // namespace internal
 
-Done BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
-  const bool short_keys = hash_id() == kHashIdShort64;
-  count_ = internal::SaturatedCount(count_, keys.size());
+namespace internal {
+
+void ClassicBits::SetKeys(std::span<const std::string_view> keys) noexcept {
+  const bool short_keys = hash_id_ == kHashIdShort64;
 #ifdef BLOOMKIT_X86
   if (kUseBmi2) {
     if (short_keys) {
-      internal::AddShortKeysBmi2(words_.data(), num_bits_, num_hashes(), keys);
+      AddShortKeysBmi2(words_.data(), num_bits_, num_hashes_, keys);
     } else {
-      internal::AddKeysBmi2(words_.data(), num_bits_, num_hashes(), keys);
+      AddKeysBmi2(words_.data(), num_bits_, num_hashes_, keys);
     }
-    return {};
+    return;
   }
 #endif
   if (short_keys) {
-    internal::AddShortKeysPortable(words_.data(), num_bits_, num_hashes(), keys);
+    AddShortKeysPortable(words_.data(), num_bits_, num_hashes_, keys);
   } else {
-    internal::AddKeysPortable(words_.data(), num_bits_, num_hashes(), keys);
+    AddKeysPortable(words_.data(), num_bits_, num_hashes_, keys);
   }
+}
+
+std::size_t ClassicBits::ContainsKeys(std::span<const std::string_view> keys, bool* out) const noexcept {
+  const bool short_keys = hash_id_ == kHashIdShort64;
+#ifdef BLOOMKIT_X86
+  if (kUseBmi2) {
+    return short_keys ? ContainsShortKeysBmi2(words_.data(), num_bits_, num_hashes_, keys, out)
+                      : ContainsKeysBmi2(words_.data(), num_bits_, num_hashes_, keys, out);
+  }
+#endif
+  return short_keys ? ContainsShortKeysPortable(words_.data(), num_bits_, num_hashes_, keys, out)
+                    : ContainsKeysPortable(words_.data(), num_bits_, num_hashes_, keys, out);
+}
+
+void ClassicBits::SetHashes(std::span<const std::uint64_t> hashes) noexcept {
+#ifdef BLOOMKIT_X86
+  if (kUseBmi2) {
+    AddHashesBmi2(words_.data(), num_bits_, num_hashes_, hashes);
+    return;
+  }
+#endif
+  AddHashesPortable(words_.data(), num_bits_, num_hashes_, hashes);
+}
+
+std::size_t ClassicBits::ContainsHashes(std::span<const std::uint64_t> hashes, bool* out) const noexcept {
+#ifdef BLOOMKIT_X86
+  if (kUseBmi2) return ContainsHashesBmi2(words_.data(), num_bits_, num_hashes_, hashes, out);
+#endif
+  return ContainsHashesPortable(words_.data(), num_bits_, num_hashes_, hashes, out);
+}
+
+std::uint64_t ClassicBits::CountSetBits() const noexcept {
+  return PopCount(words_.data(), words_.num_words());
+}
+
+void ClassicBits::Clear() noexcept {
+  std::fill(words_.span().begin(), words_.span().end(), 0);
+}
+
+bool operator==(const ClassicBits& a, const ClassicBits& b) noexcept {
+  return a.num_bits_ == b.num_bits_ && a.num_hashes_ == b.num_hashes_ && a.hash_id_ == b.hash_id_ &&
+         std::equal(a.words_.span().begin(), a.words_.span().end(), b.words_.span().begin());
+}
+
+}  // namespace internal
+
+Status BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
+  count_ = internal::SaturatedCount(count_, keys.size());
+  bits_.SetKeys(keys);
   return {};
 }
 
 std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const noexcept {
-  const bool short_keys = hash_id() == kHashIdShort64;
-#ifdef BLOOMKIT_X86
-  if (kUseBmi2) {
-    return short_keys ? internal::ContainsShortKeysBmi2(words_.data(), num_bits_, num_hashes(), keys, out.data())
-                      : internal::ContainsKeysBmi2(words_.data(), num_bits_, num_hashes(), keys, out.data());
-  }
-#endif
-  return short_keys ? internal::ContainsShortKeysPortable(words_.data(), num_bits_, num_hashes(), keys, out.data())
-                    : internal::ContainsKeysPortable(words_.data(), num_bits_, num_hashes(), keys, out.data());
+  return bits_.ContainsKeys(keys, out.data());
 }
 
-Done BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+Status BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
   count_ = internal::SaturatedCount(count_, hashes.size());
-#ifdef BLOOMKIT_X86
-  if (kUseBmi2) {
-    internal::AddHashesBmi2(words_.data(), num_bits_, num_hashes(), hashes);
-    return {};
-  }
-#endif
-  internal::AddHashesPortable(words_.data(), num_bits_, num_hashes(), hashes);
+  bits_.SetHashes(hashes);
   return {};
 }
 
 std::size_t BloomFilter::MayContainHashBatch(std::span<const std::uint64_t> hashes,
                                              std::span<bool> out) const noexcept {
-#ifdef BLOOMKIT_X86
-  if (kUseBmi2) return internal::ContainsHashesBmi2(words_.data(), num_bits_, num_hashes(), hashes, out.data());
-#endif
-  return internal::ContainsHashesPortable(words_.data(), num_bits_, num_hashes(), hashes, out.data());
+  return bits_.ContainsHashes(hashes, out.data());
 }
 
 void BloomFilter::Clear() noexcept {
-  std::fill(words_.span().begin(), words_.span().end(), 0);
+  bits_.Clear();
   count_ = 0;
 }
 
@@ -770,8 +836,8 @@ Status BloomFilter::Combine(const BloomFilter& other, std::string_view operation
     return internal::MakeError(ErrorCode::kIncompatible, "cannot ", operation, " filters of hash id ", hash_id(),
                                " and ", other.hash_id(), ": both need the same hash");
   }
-  auto st = internal::CombineWords(operation, "filters", {num_bits_, num_hashes()},
-                                   {other.num_bits_, other.num_hashes()}, words_.span(), other.words_.span(), op);
+  auto st = internal::CombineWords(operation, "filters", {num_bits(), num_hashes()},
+                                   {other.num_bits(), other.num_hashes()}, bits_.mutable_words(), other.words(), op);
   if (st.ok()) count_ = std::min(EstimatedCount(), kMaxFileCount);  // a full filter's estimate is 2^64 - 1
   return st;
 }
@@ -791,7 +857,7 @@ Status BloomFilter::MergeFrom(FilterReader& reader) {
                                h.hash_id, ": both need the same hash");
   }
   // The same shape as this filter's (so a valid one), then the rest a load checks.
-  auto st = internal::CombineWords("merge", "filters", {num_bits_, num_hashes()},
+  auto st = internal::CombineWords("merge", "filters", {num_bits(), num_hashes()},
                                    {h.params[0], static_cast<std::uint32_t>(std::min<std::uint64_t>(
                                                      h.params[1], std::numeric_limits<std::uint32_t>::max()))},
                                    {}, {}, internal::WordOp::kOr);
@@ -802,7 +868,7 @@ Status BloomFilter::MergeFrom(FilterReader& reader) {
       return internal::MakeError(ErrorCode::kReservedNonZero, "unused parameter ", i, " is not zero");
     }
   }
-  st = internal::OrWordsFrom(reader, words_.span(), num_bits_);
+  st = internal::OrWordsFrom(reader, bits_.mutable_words(), num_bits());
   count_ = std::min(EstimatedCount(), kMaxFileCount);  // also after an error: the bits OR-ed so far are in
   return st;
 }
@@ -812,15 +878,15 @@ Status BloomFilter::Intersect(const BloomFilter& other) {
 }
 
 std::uint64_t BloomFilter::CountSetBits() const noexcept {
-  return internal::PopCount(words_.data(), words_.num_words());
+  return bits_.CountSetBits();
 }
 
 double BloomFilter::FillRatio() const noexcept {
-  return static_cast<double>(CountSetBits()) / static_cast<double>(num_bits_);
+  return static_cast<double>(CountSetBits()) / static_cast<double>(num_bits());
 }
 
 std::uint64_t BloomFilter::EstimatedCount() const noexcept {
-  return ClassicEstimatedCount(num_bits_, CountSetBits(), num_hashes());
+  return ClassicEstimatedCount(num_bits(), CountSetBits(), num_hashes());
 }
 
 double BloomFilter::EstimatedFpRate() const noexcept {
@@ -828,15 +894,11 @@ double BloomFilter::EstimatedFpRate() const noexcept {
 }
 
 double BloomFilter::ExpectedFpRate() const noexcept {
-  return ClassicFpRate(static_cast<double>(num_bits_), static_cast<double>(capacity_), num_hashes());
+  return ClassicFpRate(static_cast<double>(num_bits()), static_cast<double>(capacity_), num_hashes());
 }
 
 bool operator==(const BloomFilter& a, const BloomFilter& b) noexcept {
-  if (a.num_bits_ != b.num_bits_ || a.num_hashes() != b.num_hashes() || a.hash_id() != b.hash_id() ||
-      a.capacity_ != b.capacity_ || a.count_ != b.count_ || a.fp_rate_ != b.fp_rate_) {
-    return false;
-  }
-  return std::equal(a.words_.span().begin(), a.words_.span().end(), b.words_.span().begin());
+  return a.capacity_ == b.capacity_ && a.count_ == b.count_ && a.fp_rate_ == b.fp_rate_ && a.bits_ == b.bits_;
 }
 
 // Payload: ceil(num_bits / 64) little-endian words; params[0] = num_bits,
@@ -853,11 +915,11 @@ bool BloomFilter::SerializeTo(ByteSink sink) const noexcept {
   header.capacity = capacity_;
   header.count = count_;
   header.fp_rate = fp_rate_;
-  header.payload_bytes = words_.bytes();
-  header.params[0] = num_bits_;
+  header.payload_bytes = bits_.bytes();
+  header.params[0] = num_bits();
   header.params[1] = num_hashes();
   internal::FileStream out(sink);
-  return out.Begin(header) && out.PutWords(words_.span()) && out.Finish();
+  return out.Begin(header) && out.PutWords(bits_.words()) && out.Finish();
 }
 
 Result<BloomFilter> BloomFilter::Deserialize(std::span<const std::byte> bytes, const LoadOptions& options) {
@@ -868,16 +930,20 @@ Result<BloomFilter> BloomFilter::Deserialize(std::span<const std::byte> bytes, c
 
 Result<BloomFilter> BloomFilter::Deserialize(const FileHeader& header, ByteSource payload,
                                              const LoadOptions& /*options*/) {
-  return FromPayload(header, {}, &payload);
+  auto bits = internal::ClassicBits::FromPayload(header, {}, &payload);
+  if (!bits.ok()) return std::move(bits).error();
+  return BloomFilter(std::move(bits).value(), header.count, header.capacity, header.fp_rate);
 }
 
-Result<BloomFilter> BloomFilter::FromPayload(const FileHeader& h, std::span<const std::byte> mapped,
+namespace internal {
+
+Result<ClassicBits> ClassicBits::FromPayload(const FileHeader& h, std::span<const std::byte> mapped,
                                              const ByteSource* source) {
-  using internal::MakeError;
   const std::uint64_t num_bits = h.params[0];
   const std::uint64_t num_hashes = h.params[1];
-  if (num_bits == 0 || num_bits > kMaxNumBits) {
-    return MakeError(ErrorCode::kParameterMismatch, "num_bits ", num_bits, " is not in [1, ", kMaxNumBits, "]");
+  if (num_bits == 0 || num_bits > BloomFilter::kMaxNumBits) {
+    return MakeError(ErrorCode::kParameterMismatch, "num_bits ", num_bits, " is not in [1, ", BloomFilter::kMaxNumBits,
+                     "]");
   }
   if (num_hashes == 0 || num_hashes > kMaxNumHashes) {
     return MakeError(ErrorCode::kParameterMismatch, "num_hashes ", num_hashes, " is not in [1, ", kMaxNumHashes, "]");
@@ -900,15 +966,14 @@ Result<BloomFilter> BloomFilter::FromPayload(const FileHeader& h, std::span<cons
   } else {
     words = WordArray::Allocate(WordsFor(num_bits));
     if (!words.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", h.payload_bytes, " bytes");
-    if (Status st = internal::ReadWordsLE(*source, words.span()); !st.ok()) return std::move(st).error();
+    if (Status st = ReadWordsLE(*source, words.span()); !st.ok()) return std::move(st).error();
   }
   if (num_bits % 64 != 0 && (words.span().back() >> (num_bits % 64)) != 0) {
     return MakeError(ErrorCode::kParameterMismatch, "bits past num_bits are set");
   }
-  BloomFilter filter(num_bits, static_cast<std::uint32_t>(num_hashes), h.capacity, h.fp_rate, std::move(words),
-                     h.hash_id);
-  filter.count_ = h.count;
-  return filter;
+  return ClassicBits(num_bits, static_cast<std::uint32_t>(num_hashes), h.hash_id, std::move(words));
 }
+
+}  // namespace internal
 
 }  // namespace bloomkit

@@ -175,7 +175,7 @@ std::size_t ConcurrentBloomFilter::MayContainHashBatch(std::span<const std::uint
 }
 
 bool ConcurrentBloomFilter::AddHashPair(HashPair hash) noexcept {
-  std::uint64_t* words = filter_.words_.data();
+  std::uint64_t* words = filter_.bits().mutable_words().data();
   std::uint64_t fresh = 0;
   ForEachProbe(hash, filter_.num_bits(), filter_.num_hashes(), [&](std::uint64_t pos) {
     const std::uint64_t mask = std::uint64_t{1} << (pos & 63);
@@ -216,10 +216,9 @@ WordArray CopyAtomically(std::span<const std::uint64_t> from) {
 
 BloomFilter ConcurrentBloomFilter::Snapshot() const {
   const std::uint64_t added = count();
-  BloomFilter copy(filter_.num_bits(), filter_.num_hashes(), filter_.capacity(), filter_.fp_rate(),
-                   CopyAtomically(filter_.words()), filter_.hash_id());
-  copy.count_ = added;
-  return copy;
+  return BloomFilter(internal::ClassicBits(filter_.num_bits(), filter_.num_hashes(), filter_.hash_id(),
+                                           CopyAtomically(filter_.words())),
+                     added, filter_.capacity(), filter_.fp_rate());
 }
 
 void ConcurrentBloomFilter::Clear() noexcept {

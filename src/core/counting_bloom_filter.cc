@@ -235,12 +235,11 @@ Result<BloomFilter> CountingBloomFilter::ToBloomFilter() const {
                                     .max_memory_bytes = std::numeric_limits<std::uint64_t>::max(),
                                     .hash_id = kHashIdXxh3DoubleHashing});
   if (!bloom.ok()) return bloom;
-  std::uint64_t* bits = bloom->words_.data();
+  std::uint64_t* bits = bloom->bits().mutable_words().data();
   for (std::uint64_t i = 0; i < num_counters_; ++i) {
     if (Get(i) != 0) bits[i >> 6] |= std::uint64_t{1} << (i & 63);
   }
-  bloom->count_ = count_;
-  return bloom;
+  return BloomFilter(std::move(bloom->bits()), count_, bloom->capacity(), bloom->fp_rate());
 }
 
 std::uint64_t CountingBloomFilter::CountNonZero() const noexcept {

@@ -325,9 +325,10 @@ Result<MappedFilter> MappedFilter::Open(const std::filesystem::path& path, const
   }
   const std::span<const std::byte> payload(data + kHeaderBytes, static_cast<std::size_t>(h.payload_bytes));
   if (h.kind == FilterKind::kClassic) {
-    auto filter = BloomFilter::FromPayload(h, payload, /*source=*/nullptr);
-    if (!filter.ok()) return std::move(filter).error();
-    view.state_->filter.emplace(std::in_place_type<BloomFilter>, std::move(filter).value());
+    auto bits = internal::ClassicBits::FromPayload(h, payload, /*source=*/nullptr);
+    if (!bits.ok()) return std::move(bits).error();
+    view.state_->filter.emplace(std::in_place_type<BloomFilter>, std::move(bits).value(), h.count, h.capacity,
+                                h.fp_rate);
   } else {
     auto filter = BlockedBloomFilter::FromPayload(h, payload, /*source=*/nullptr);
     if (!filter.ok()) return std::move(filter).error();

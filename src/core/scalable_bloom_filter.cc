@@ -108,6 +108,12 @@ void ForEachGroup(std::size_t n, const HashOf& hash_of, const ScalableBloomFilte
   }
 }
 
+// Gives `stage` a new count: its bits, sizing and `count` in a new BloomFilter (a
+// filter's count is its own to keep; merges recompute and CapCounts caps the stages').
+void SetCount(BloomFilter& stage, std::uint64_t count) noexcept {
+  stage = BloomFilter(std::move(stage.bits()), count, stage.capacity(), stage.fp_rate());
+}
+
 }  // namespace
 
 // A new stage uses every bit of the words it occupies: m = 64 * ceil(m_classic / 64),
@@ -139,7 +145,8 @@ Result<BloomFilter> ScalableBloomFilter::CreateStage(std::uint64_t capacity, dou
   WordArray array = WordArray::Allocate(words);
   if (!array.ok()) return internal::MakeError(ErrorCode::kTooLarge, "out of memory allocating ", words * 8, " bytes");
   const std::uint32_t num_hashes = OptimalNumHashes(static_cast<double>(num_bits), static_cast<double>(capacity));
-  return BloomFilter(num_bits, num_hashes, capacity, fp_rate, std::move(array));
+  return BloomFilter(internal::ClassicBits(num_bits, num_hashes, kHashIdXxh3DoubleHashing, std::move(array)), 0,
+                     capacity, fp_rate);
 }
 
 ScalableBloomFilter::ScalableBloomFilter(const ScalableOptions& options) noexcept
@@ -371,8 +378,9 @@ Status ScalableBloomFilter::Merge(const ScalableBloomFilter& other) {
 void ScalableBloomFilter::CapCounts() noexcept {
   std::uint64_t left = kMaxFileCount;
   for (BloomFilter& stage : stages_) {
-    stage.count_ = std::min(stage.count_, left);
-    left -= stage.count_;
+    const std::uint64_t count = std::min(stage.count(), left);
+    if (count != stage.count()) SetCount(stage, count);
+    left -= count;
   }
 }
 
@@ -416,7 +424,7 @@ Status ScalableBloomFilter::MergeFrom(FilterReader& reader) {
       return MakeError(ErrorCode::kParameterMismatch, "stage ", i, " announces ", stage_bytes, " bytes, only ", rest,
                        " left in the payload");
     }
-    auto st = internal::CombineWords("merge", "filters", {stage.num_bits_, stage.num_hashes()},
+    auto st = internal::CombineWords("merge", "filters", {stage.num_bits(), stage.num_hashes()},
                                      {sh.params[0], static_cast<std::uint32_t>(std::min<std::uint64_t>(
                                                         sh.params[1], std::numeric_limits<std::uint32_t>::max()))},
                                      {}, {}, internal::WordOp::kOr);
@@ -441,9 +449,9 @@ Status ScalableBloomFilter::MergeFrom(FilterReader& reader) {
       if (got.ok()) (void)XXH3_64bits_update(&state, out.data(), out.size());
       return got;
     };
-    st = internal::OrWordsFromSource(ByteSource(hashed), stage.words_.span(), stage.num_bits_);
-    stage.count_ =
-        std::min(stage.EstimatedCount(), kMaxFileCount);  // also after an error: the bits OR-ed so far are in
+    st = internal::OrWordsFromSource(ByteSource(hashed), stage.bits().mutable_words(), stage.num_bits());
+    // The count also after an error: the bits OR-ed so far are in.
+    SetCount(stage, std::min(stage.EstimatedCount(), kMaxFileCount));
     CapCounts();
     if (!st.ok()) return nested(st.error());
     std::array<std::byte, kChecksumBytes> sum{};

@@ -20,9 +20,9 @@ namespace bloomkit {
 [[gnu::always_inline]] inline bool BloomFilter::InsertShort8Inline(const char* p) noexcept {
   const std::uint64_t h1 = internal::HashShortKey8Mulx(p);
   ProbeWalk walk(HashPair{h1, internal::MulxFold(h1, kShortKeyPairMultiplier)});
-  std::uint64_t* const words = words_.data();
-  const std::uint64_t num_bits = num_bits_;
-  const std::uint32_t num_probes = num_hashes_;  // >= 1
+  std::uint64_t* const words = bits_.mutable_words().data();
+  const std::uint64_t num_bits = bits_.num_bits();
+  const std::uint32_t num_probes = bits_.num_hashes();  // >= 1
   // How many of the key's bits were set already: fewer than k when the key is new.
   std::uint32_t already = 0;
   std::uint32_t left = num_probes;
@@ -43,10 +43,10 @@ namespace bloomkit {
 [[gnu::always_inline]] inline void BloomFilter::SetShort8Inline(const char* p) noexcept {
   const std::uint64_t h1 = internal::HashShortKey8Mulx(p);
   ProbeWalk walk(HashPair{h1, internal::MulxFold(h1, kShortKeyPairMultiplier)});
-  std::uint64_t* const words = words_.data();
-  const std::uint64_t num_bits = num_bits_;
+  std::uint64_t* const words = bits_.mutable_words().data();
+  const std::uint64_t num_bits = bits_.num_bits();
   count_ = internal::SaturatedIncrement(count_, true);
-  std::uint32_t left = num_hashes_;  // >= 1
+  std::uint32_t left = bits_.num_hashes();  // >= 1
   do {
     const std::uint64_t pos = internal::FastRangeMulx(walk.x, num_bits);
     walk.x += walk.y;
