@@ -207,7 +207,8 @@ class BlockedBloomFilter {
   friend class ConcurrentBlockedBloomFilter;
   friend class MappedFilter;  // builds a read-only filter over a mapped payload
   // Checks a file's blocked parameters and builds the filter over its raw payload:
-  // read from `source` into owned words, or borrowed in place (as BloomFilter::FromPayload).
+  // read from `source` into owned words, or borrowed in place (as
+  // internal::ClassicBits::FromPayload).
   static Result<BlockedBloomFilter> FromPayload(const FileHeader& header, std::span<const std::byte> mapped,
                                                 const ByteSource* source);
   BlockedBloomFilter(BlockedLayout layout, std::uint16_t hash_id, std::uint64_t num_blocks, std::uint32_t num_hashes,

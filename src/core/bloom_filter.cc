@@ -68,40 +68,16 @@ std::uint64_t WordsFor(std::uint64_t num_bits) {
   return num_bits / 64 + (num_bits % 64 != 0 ? 1 : 0);
 }
 
-// Chosen once, at static initialization. A filter used by another file's static
-// initializer before this one has run sees false and takes the portable copy, which
-// sets the same bits.
+// Which copy of the probes this CPU runs (the index into kOpsByIsa below), chosen once,
+// at static initialization. A filter used by another file's static initializer before
+// this one has run sees false and takes the portable copy, which sets the same bits.
 const bool kUseBmi2 = internal::CpuHasBmi2();
 
 }  // namespace
 
-namespace internal {
-
-static_assert(sizeof(ClassicBits) <= 40, "what a probe reads must stay in the first 40 bytes of a BloomFilter");
-
-ClassicBits::ClassicBits(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint16_t hash_id,
-                         WordArray words) noexcept
-    : num_bits_(num_bits), words_(std::move(words)), num_hashes_(num_hashes), hash_id_(hash_id) {
-#ifdef BLOOMKIT_X86
-  // Only where the library itself takes its BMI2 kernels (kUseBmi2): the inline path
-  // runs mulx.
-  no_inline_ = hash_id == kHashIdShort64 && kUseBmi2 && num_hashes >= 1 ? 0 : 1;
-#endif
-}
-
-}  // namespace internal
-
 BloomFilter::BloomFilter(internal::ClassicBits bits, std::uint64_t count, std::uint64_t capacity,
                          double fp_rate) noexcept
     : bits_(std::move(bits)), count_(count), capacity_(capacity), fp_rate_(fp_rate) {}
-
-bool BloomFilter::UsesBmi2() noexcept {
-#ifdef BLOOMKIT_X86
-  return kUseBmi2;
-#else
-  return false;
-#endif
-}
 
 Result<BloomFilter> BloomFilter::Create(const BloomOptions& options) {
   using internal::MakeError;
@@ -317,102 +293,6 @@ bool ContainsShortKeyPortable(const std::uint64_t* words, std::uint64_t num_bits
 }  // namespace
 
 }  // namespace internal
-
-namespace internal {
-
-bool ClassicBits::InsertKey(std::string_view key) noexcept {
-  if (hash_id_ != kHashIdShort64) return Insert(HashKeyInline(key));
-#ifdef BLOOMKIT_X86
-  return kUseBmi2 ? InsertShortKeyBmi2(words_.data(), num_bits_, num_hashes_, key)
-                  : InsertShortKeyPortable(words_.data(), num_bits_, num_hashes_, key);
-#else
-  return InsertShortKeyPortable(words_.data(), num_bits_, num_hashes_, key);
-#endif
-}
-
-void ClassicBits::SetKey(std::string_view key) noexcept {
-  if (hash_id_ != kHashIdShort64) {
-    Set(HashKeyInline(key));
-    return;
-  }
-#ifdef BLOOMKIT_X86
-  if (kUseBmi2) {
-    SetShortKeyBmi2(words_.data(), num_bits_, num_hashes_, key);
-  } else {
-    SetShortKeyPortable(words_.data(), num_bits_, num_hashes_, key);
-  }
-#else
-  SetShortKeyPortable(words_.data(), num_bits_, num_hashes_, key);
-#endif
-}
-
-bool ClassicBits::ContainsKey(std::string_view key) const noexcept {
-  if (hash_id_ != kHashIdShort64) return Contains(HashKeyInline(key));
-#ifdef BLOOMKIT_X86
-  if (kUseBmi2) return ContainsShortKeyBmi2(words_.data(), num_bits_, num_hashes_, key);
-#endif
-  return ContainsShortKeyPortable(words_.data(), num_bits_, num_hashes_, key);
-}
-
-bool ClassicBits::Insert(HashPair hash) noexcept {
-#ifdef BLOOMKIT_X86
-  return kUseBmi2 ? InsertBmi2(words_.data(), num_bits_, num_hashes_, hash)
-                  : InsertPortable(words_.data(), num_bits_, num_hashes_, hash);
-#else
-  return InsertPortable(words_.data(), num_bits_, num_hashes_, hash);
-#endif
-}
-
-void ClassicBits::Set(HashPair hash) noexcept {
-#ifdef BLOOMKIT_X86
-  if (kUseBmi2) {
-    SetBmi2(words_.data(), num_bits_, num_hashes_, hash);
-  } else {
-    SetPortable(words_.data(), num_bits_, num_hashes_, hash);
-  }
-#else
-  SetPortable(words_.data(), num_bits_, num_hashes_, hash);
-#endif
-}
-
-bool ClassicBits::Contains(HashPair hash) const noexcept {
-#ifdef BLOOMKIT_X86
-  if (kUseBmi2) return ContainsBmi2(words_.data(), num_bits_, num_hashes_, hash);
-#endif
-  return ContainsPortable(words_.data(), num_bits_, num_hashes_, hash);
-}
-
-}  // namespace internal
-
-bool BloomFilter::InsertKey(std::string_view key) noexcept {
-  const bool fresh = bits_.InsertKey(key);
-  count_ = internal::SaturatedIncrement(count_, fresh);
-  return fresh;
-}
-
-void BloomFilter::SetKey(std::string_view key) noexcept {
-  bits_.SetKey(key);
-  count_ = internal::SaturatedIncrement(count_, true);
-}
-
-void BloomFilter::SetHashPair(HashPair hash) noexcept {
-  bits_.Set(hash);
-  count_ = internal::SaturatedIncrement(count_, true);
-}
-
-bool BloomFilter::MayContain(std::string_view key) const noexcept {
-  return bits_.ContainsKey(key);
-}
-
-bool BloomFilter::AddHashPair(HashPair hash) noexcept {
-  const bool fresh = bits_.Insert(hash);
-  count_ = internal::SaturatedIncrement(count_, fresh);
-  return fresh;
-}
-
-bool BloomFilter::MayContainHashPair(HashPair hash) const noexcept {
-  return bits_.Contains(hash);
-}
 
 namespace {
 
@@ -699,12 +579,6 @@ std::size_t ContainsHashesPortable(const std::uint64_t* words, std::uint64_t num
 
 namespace {
 
-#ifdef BLOOMKIT_X86
-constexpr ClassicOps kBmi2Ops = {
-    InsertBmi2,  SetBmi2,          ContainsBmi2,  InsertShortKeyBmi2, SetShortKeyBmi2,       ContainsShortKeyBmi2,
-    AddKeysBmi2, AddShortKeysBmi2, AddHashesBmi2, ContainsKeysBmi2,   ContainsShortKeysBmi2, ContainsHashesBmi2};
-#endif
-
 constexpr ClassicOps kPortableOps = {InsertPortable,
                                      SetPortable,
                                      ContainsPortable,
@@ -717,6 +591,22 @@ constexpr ClassicOps kPortableOps = {InsertPortable,
                                      ContainsKeysPortable,
                                      ContainsShortKeysPortable,
                                      ContainsHashesPortable};
+#ifdef BLOOMKIT_X86
+constexpr ClassicOps kBmi2Ops = {
+    InsertBmi2,  SetBmi2,          ContainsBmi2,  InsertShortKeyBmi2, SetShortKeyBmi2,       ContainsShortKeyBmi2,
+    AddKeysBmi2, AddShortKeysBmi2, AddHashesBmi2, ContainsKeysBmi2,   ContainsShortKeysBmi2, ContainsHashesBmi2};
+#else
+constexpr ClassicOps kBmi2Ops = kPortableOps;  // no BMI2 copy off x86-64
+#endif
+// The one dispatch of the probes: every call of ClassicBits goes through the table of
+// the CPU's copy, Ops() = kOpsByIsa[kUseBmi2]; the tests take either by GetClassicOps.
+// An indirect call costs what the test of kUseBmi2 and a direct call did (the inline
+// Add of 8-byte keys makes no call at all).
+constexpr ClassicOps kOpsByIsa[2] = {kPortableOps, kBmi2Ops};
+
+const ClassicOps& Ops() noexcept {
+  return kOpsByIsa[kUseBmi2 ? 1 : 0];
+}
 
 }  // namespace
 
@@ -730,80 +620,93 @@ bool CpuHasBmi2() noexcept {
 }
 
 const ClassicOps& GetClassicOps(ClassicIsa isa) noexcept {
-#ifdef BLOOMKIT_X86
-  if (isa == ClassicIsa::kBmi2 && CpuHasBmi2()) return kBmi2Ops;
-#else
-  (void)isa;
-#endif
-  return kPortableOps;
+  return kOpsByIsa[isa == ClassicIsa::kBmi2 && CpuHasBmi2() ? 1 : 0];
 }
 
-}  // namespace internal
+static_assert(sizeof(ClassicBits) <= 40, "what a probe reads must stay in the first 40 bytes of a BloomFilter");
 
-namespace internal {
+ClassicBits::ClassicBits(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint16_t hash_id,
+                         WordArray words) noexcept
+    : num_bits_(num_bits), words_(std::move(words)), num_hashes_(num_hashes), hash_id_(hash_id) {
+  // Only where the library itself takes its BMI2 kernels (kUseBmi2): the inline path
+  // runs mulx.
+  no_inline_ = hash_id == kHashIdShort64 && kUseBmi2 && num_hashes >= 1 ? 0 : 1;
+}
+
+bool ClassicBits::Insert(HashPair hash) noexcept {
+  return Ops().insert(words_.data(), num_bits_, num_hashes_, hash);
+}
+void ClassicBits::Set(HashPair hash) noexcept {
+  Ops().set(words_.data(), num_bits_, num_hashes_, hash);
+}
+bool ClassicBits::Contains(HashPair hash) const noexcept {
+  return Ops().contains(words_.data(), num_bits_, num_hashes_, hash);
+}
+
+bool ClassicBits::InsertKey(std::string_view key) noexcept {
+  if (hash_id_ != kHashIdShort64) return Insert(HashKeyInline(key));
+  return Ops().insert_short_key(words_.data(), num_bits_, num_hashes_, key);
+}
+void ClassicBits::SetKey(std::string_view key) noexcept {
+  if (hash_id_ != kHashIdShort64) return Set(HashKeyInline(key));
+  Ops().set_short_key(words_.data(), num_bits_, num_hashes_, key);
+}
+bool ClassicBits::ContainsKey(std::string_view key) const noexcept {
+  if (hash_id_ != kHashIdShort64) return Contains(HashKeyInline(key));
+  return Ops().contains_short_key(words_.data(), num_bits_, num_hashes_, key);
+}
 
 void ClassicBits::SetKeys(std::span<const std::string_view> keys) noexcept {
-  const bool short_keys = hash_id_ == kHashIdShort64;
-#ifdef BLOOMKIT_X86
-  if (kUseBmi2) {
-    if (short_keys) {
-      AddShortKeysBmi2(words_.data(), num_bits_, num_hashes_, keys);
-    } else {
-      AddKeysBmi2(words_.data(), num_bits_, num_hashes_, keys);
-    }
-    return;
-  }
-#endif
-  if (short_keys) {
-    AddShortKeysPortable(words_.data(), num_bits_, num_hashes_, keys);
-  } else {
-    AddKeysPortable(words_.data(), num_bits_, num_hashes_, keys);
-  }
+  const ClassicOps& ops = Ops();
+  (hash_id_ == kHashIdShort64 ? ops.add_short_keys : ops.add_keys)(words_.data(), num_bits_, num_hashes_, keys);
 }
-
 std::size_t ClassicBits::ContainsKeys(std::span<const std::string_view> keys, bool* out) const noexcept {
-  const bool short_keys = hash_id_ == kHashIdShort64;
-#ifdef BLOOMKIT_X86
-  if (kUseBmi2) {
-    return short_keys ? ContainsShortKeysBmi2(words_.data(), num_bits_, num_hashes_, keys, out)
-                      : ContainsKeysBmi2(words_.data(), num_bits_, num_hashes_, keys, out);
-  }
-#endif
-  return short_keys ? ContainsShortKeysPortable(words_.data(), num_bits_, num_hashes_, keys, out)
-                    : ContainsKeysPortable(words_.data(), num_bits_, num_hashes_, keys, out);
+  const ClassicOps& ops = Ops();
+  return (hash_id_ == kHashIdShort64 ? ops.contains_short_keys : ops.contains_keys)(words_.data(), num_bits_,
+                                                                                    num_hashes_, keys, out);
 }
-
 void ClassicBits::SetHashes(std::span<const std::uint64_t> hashes) noexcept {
-#ifdef BLOOMKIT_X86
-  if (kUseBmi2) {
-    AddHashesBmi2(words_.data(), num_bits_, num_hashes_, hashes);
-    return;
-  }
-#endif
-  AddHashesPortable(words_.data(), num_bits_, num_hashes_, hashes);
+  Ops().add_hashes(words_.data(), num_bits_, num_hashes_, hashes);
 }
-
 std::size_t ClassicBits::ContainsHashes(std::span<const std::uint64_t> hashes, bool* out) const noexcept {
-#ifdef BLOOMKIT_X86
-  if (kUseBmi2) return ContainsHashesBmi2(words_.data(), num_bits_, num_hashes_, hashes, out);
-#endif
-  return ContainsHashesPortable(words_.data(), num_bits_, num_hashes_, hashes, out);
-}
-
-std::uint64_t ClassicBits::CountSetBits() const noexcept {
-  return PopCount(words_.data(), words_.num_words());
-}
-
-void ClassicBits::Clear() noexcept {
-  std::fill(words_.span().begin(), words_.span().end(), 0);
-}
-
-bool operator==(const ClassicBits& a, const ClassicBits& b) noexcept {
-  return a.num_bits_ == b.num_bits_ && a.num_hashes_ == b.num_hashes_ && a.hash_id_ == b.hash_id_ &&
-         std::equal(a.words_.span().begin(), a.words_.span().end(), b.words_.span().begin());
+  return Ops().contains_hashes(words_.data(), num_bits_, num_hashes_, hashes, out);
 }
 
 }  // namespace internal
+
+bool BloomFilter::UsesBmi2() noexcept {
+  return kUseBmi2;
+}
+
+bool BloomFilter::InsertKey(std::string_view key) noexcept {
+  const bool fresh = bits_.InsertKey(key);
+  count_ = internal::SaturatedIncrement(count_, fresh);
+  return fresh;
+}
+
+void BloomFilter::SetKey(std::string_view key) noexcept {
+  bits_.SetKey(key);
+  count_ = internal::SaturatedIncrement(count_, true);
+}
+
+void BloomFilter::SetHashPair(HashPair hash) noexcept {
+  bits_.Set(hash);
+  count_ = internal::SaturatedIncrement(count_, true);
+}
+
+bool BloomFilter::MayContain(std::string_view key) const noexcept {
+  return bits_.ContainsKey(key);
+}
+
+bool BloomFilter::AddHashPair(HashPair hash) noexcept {
+  const bool fresh = bits_.Insert(hash);
+  count_ = internal::SaturatedIncrement(count_, fresh);
+  return fresh;
+}
+
+bool BloomFilter::MayContainHashPair(HashPair hash) const noexcept {
+  return bits_.Contains(hash);
+}
 
 Status BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
   count_ = internal::SaturatedCount(count_, keys.size());
@@ -934,46 +837,5 @@ Result<BloomFilter> BloomFilter::Deserialize(const FileHeader& header, ByteSourc
   if (!bits.ok()) return std::move(bits).error();
   return BloomFilter(std::move(bits).value(), header.count, header.capacity, header.fp_rate);
 }
-
-namespace internal {
-
-Result<ClassicBits> ClassicBits::FromPayload(const FileHeader& h, std::span<const std::byte> mapped,
-                                             const ByteSource* source) {
-  const std::uint64_t num_bits = h.params[0];
-  const std::uint64_t num_hashes = h.params[1];
-  if (num_bits == 0 || num_bits > BloomFilter::kMaxNumBits) {
-    return MakeError(ErrorCode::kParameterMismatch, "num_bits ", num_bits, " is not in [1, ", BloomFilter::kMaxNumBits,
-                     "]");
-  }
-  if (num_hashes == 0 || num_hashes > kMaxNumHashes) {
-    return MakeError(ErrorCode::kParameterMismatch, "num_hashes ", num_hashes, " is not in [1, ", kMaxNumHashes, "]");
-  }
-  if (h.hash_id != kHashIdXxh3DoubleHashing && h.hash_id != kHashIdShort64) {
-    return MakeError(ErrorCode::kUnknownHash, "hash id ", h.hash_id,
-                     " is not a hash of classic filters: 1 (XXH3-128) or 4 (short-key hash)");
-  }
-  if (h.capacity == 0) return MakeError(ErrorCode::kParameterMismatch, "capacity is 0");
-  for (std::size_t i = 2; i < kNumHeaderParams; ++i) {
-    if (h.params[i] != 0) return MakeError(ErrorCode::kReservedNonZero, "unused parameter ", i, " is not zero");
-  }
-  if (h.payload_bytes != WordsFor(num_bits) * 8) {
-    return MakeError(ErrorCode::kParameterMismatch, "payload of ", h.payload_bytes, " bytes does not match ", num_bits,
-                     " bits (", WordsFor(num_bits) * 8, " bytes)");
-  }
-  WordArray words;
-  if (source == nullptr) {
-    words = WordArray::Borrow(reinterpret_cast<const std::uint64_t*>(mapped.data()), WordsFor(num_bits));
-  } else {
-    words = WordArray::Allocate(WordsFor(num_bits));
-    if (!words.ok()) return MakeError(ErrorCode::kTooLarge, "out of memory allocating ", h.payload_bytes, " bytes");
-    if (Status st = ReadWordsLE(*source, words.span()); !st.ok()) return std::move(st).error();
-  }
-  if (num_bits % 64 != 0 && (words.span().back() >> (num_bits % 64)) != 0) {
-    return MakeError(ErrorCode::kParameterMismatch, "bits past num_bits are set");
-  }
-  return ClassicBits(num_bits, static_cast<std::uint32_t>(num_hashes), h.hash_id, std::move(words));
-}
-
-}  // namespace internal
 
 }  // namespace bloomkit

@@ -51,8 +51,8 @@ enum class ClassicIsa { kPortable, kBmi2 };
 bool CpuHasBmi2() noexcept;
 
 // The operations of one instruction set (kBmi2 only when CpuHasBmi2(), the portable
-// ones otherwise). BloomFilter calls the BMI2 copy when the CPU has it; the tests run
-// both.
+// ones otherwise): the tables through which ClassicBits (detail/classic_bits.h) makes
+// every call, the BMI2 one when the CPU has it. The tests run both.
 const ClassicOps& GetClassicOps(ClassicIsa isa) noexcept;
 
 }  // namespace bloomkit::internal
