@@ -1025,6 +1025,31 @@ TEST(BloomFilterValueTest, EqualityComparesParametersCountAndBits) {
   EXPECT_FALSE(MakeFilter({.capacity = 1000, .fp_rate = 0.01}) == MakeFilter({.capacity = 1001, .fp_rate = 0.01}));
 }
 
+// A filter built from the bits of another (as the counting, concurrent and scalable
+// filters build theirs, detail/classic_bits.h) with its count and sizing is that filter:
+// equal, the same file bytes and answers, and the inline Add path of hash id 4 kept.
+TEST(BloomFilterValueTest, FilterOverBitsOfAnotherIsThatFilter) {
+  for (const std::uint16_t hash_id : {kHashIdXxh3DoubleHashing, kHashIdShort64}) {
+    auto a = MakeFilter({.capacity = 2000, .fp_rate = 0.01, .hash_id = hash_id});
+    for (std::uint64_t i = 0; i < 1500; ++i) ASSERT_TRUE(a.Add(Key('v', i).view()).ok());
+    WordArray words = WordArray::Allocate(a.words().size());
+    ASSERT_TRUE(words.ok());
+    std::ranges::copy(a.words(), words.span().begin());
+    BloomFilter b(internal::ClassicBits(a.num_bits(), a.num_hashes(), a.hash_id(), std::move(words)), a.count(),
+                  a.capacity(), a.fp_rate());
+    EXPECT_TRUE(a == b) << "hash id " << hash_id;
+    EXPECT_TRUE(a.bits() == b.bits());
+    EXPECT_EQ(a.Serialize(), b.Serialize());
+    for (std::uint64_t i = 0; i < 1500; ++i) ASSERT_TRUE(b.MayContain(Key('v', i).view()));
+    EXPECT_EQ(b.bits().TakesInlinePath(Key('w', 0).view().substr(0, 8)),
+              a.bits().TakesInlinePath(Key('w', 0).view().substr(0, 8)));
+    // Words written through bits() are the filter's own.
+    b.bits().mutable_words()[0] ^= 1;
+    EXPECT_FALSE(a == b);
+    EXPECT_FALSE(a.bits() == b.bits());
+  }
+}
+
 // ---------------------------------------------------------------------- loading
 
 TEST(BloomFilterLoadTest, ABlockedFileIsTheWrongKind) {
