@@ -749,7 +749,7 @@ bool BloomFilter::MayContainHashPair(HashPair hash) const noexcept {
   return internal::ContainsPair(bits_, hash);
 }
 
-Status BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
+Done BloomFilter::AddBatch(std::span<const std::string_view> keys) noexcept {
   count_ = internal::SaturatedCount(count_, keys.size());
   bits_.SetKeys(keys);
   return {};
@@ -759,7 +759,7 @@ std::size_t BloomFilter::MayContainBatch(std::span<const std::string_view> keys,
   return bits_.ContainsKeys(keys, out.data());
 }
 
-Status BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
+Done BloomFilter::AddHashBatch(std::span<const std::uint64_t> hashes) noexcept {
   count_ = internal::SaturatedCount(count_, hashes.size());
   bits_.SetHashes(hashes);
   return {};
