@@ -36,16 +36,6 @@ bool ValidFingerprintBits(std::uint64_t f) {
   return f == 8 || f == 12 || f == 16;
 }
 
-// MurmurHash3's 64-bit finalizer: spreads a fingerprint over 64 bits for g(fp).
-constexpr std::uint64_t Fmix64(std::uint64_t k) noexcept {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ULL;
-  k ^= k >> 33;
-  return k;
-}
-
 // Bytes of a table's packed slots, or false when that overflows.
 bool SlotBytes(std::uint64_t num_buckets, std::uint32_t b, std::uint32_t f, std::uint64_t* bytes) noexcept {
   std::uint64_t bits = 0;
@@ -171,11 +161,11 @@ struct Geometry {
 
 std::uint64_t AltBucket(std::uint64_t bucket, std::uint32_t fp, Geometry geo) noexcept {
   const std::uint64_t base = bucket >> geo.tail_bits;
-  const std::uint64_t g = FastRange64(Fmix64(fp), geo.base_buckets);
+  const std::uint64_t g = FastRange64(internal::Murmur3Fmix64(fp), geo.base_buckets);
   const std::uint64_t alt_base = g >= base ? g - base : g + (geo.base_buckets - base);
   if (geo.tail_bits == 0) return alt_base;
   const std::uint64_t tail_mask = (std::uint64_t{1} << geo.tail_bits) - 1;
-  const std::uint64_t flip = Fmix64(fp + 0x9e3779b97f4a7c15ULL) >> (64 - geo.tail_bits);
+  const std::uint64_t flip = internal::Murmur3Fmix64(fp + 0x9e3779b97f4a7c15ULL) >> (64 - geo.tail_bits);
   return (alt_base << geo.tail_bits) | ((bucket & tail_mask) ^ flip);
 }
 

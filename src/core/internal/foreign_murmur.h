@@ -14,20 +14,12 @@
 
 #include "bloomkit/foreign_bloom.h"
 #include "bloomkit/hash.h"
+#include "internal/hash_inline.h"
 
 namespace bloomkit::internal {
 
 inline constexpr std::uint64_t kMurmur3C1 = 0x87c37b91114253d5ULL;
 inline constexpr std::uint64_t kMurmur3C2 = 0x4cf5ad432745937fULL;
-
-constexpr std::uint64_t Murmur3Fmix64(std::uint64_t k) noexcept {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ULL;
-  k ^= k >> 33;
-  return k;
-}
 
 inline std::uint64_t Murmur3Load64(const unsigned char* p) noexcept {
   std::uint64_t v = 0;

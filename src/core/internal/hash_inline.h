@@ -14,6 +14,17 @@
 
 namespace bloomkit::internal {
 
+// MurmurHash3's 64-bit finalizer (fmix64): the Java and Go filters' hash uses it, and the
+// cuckoo filter spreads a fingerprint with it to find the alternate bucket.
+constexpr std::uint64_t Murmur3Fmix64(std::uint64_t k) noexcept {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+
 inline HashPair HashKeyInline(std::string_view key) noexcept {
   const XXH128_hash_t h = XXH3_128bits_withSeed(key.data(), key.size(), kHashSeed);
   return HashPair{h.low64, h.high64};
