@@ -15,18 +15,13 @@
 #include "bloomkit/bloom_filter.h"
 #include "contract/test_support.h"
 #include "internal/filter_common.h"
+#include "unit/classic_filter_support.h"
 
 namespace bloomkit {
 namespace {
 
 using bloomkit_test::Key;
 using bloomkit_test::KeySet;
-
-BloomFilter MakeFilter(const BloomOptions& options) {
-  auto f = BloomFilter::Create(options);
-  if (!f.ok()) throw std::runtime_error("Create failed: " + f.error().message());
-  return std::move(f).value();
-}
 
 // Batch sizes around the prefetch window and group lengths (4, 16), and odd tails.
 const std::uint64_t kBatchSizes[] = {0, 1, 3, 4, 5, 15, 16, 17, 33, 1000, 4099};

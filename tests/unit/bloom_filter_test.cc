@@ -23,18 +23,13 @@
 #include "contract/test_support.h"
 #include "internal/classic_kernels.h"
 #include "internal/filter_common.h"
+#include "unit/classic_filter_support.h"
 
 namespace bloomkit {
 namespace {
 
 using bloomkit_test::Key;
 using bloomkit_test::KeySet;
-
-BloomFilter MakeFilter(const BloomOptions& options) {
-  auto f = BloomFilter::Create(options);
-  if (!f.ok()) throw std::runtime_error("Create failed: " + f.error().message());
-  return std::move(f).value();
-}
 
 bool BitSet(const BloomFilter& f, std::uint64_t pos) {
   return ((f.words()[pos / 64] >> (pos % 64)) & 1U) != 0;
